@@ -1,0 +1,42 @@
+// Command ledger is the validator node, auditor and miner tool of the
+// evaluation ledger: one binary, subcommands per job. It is glue: flags,
+// wiring and output; the work happens in the packages it calls.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Exit codes, documented in every command's help.
+const (
+	exitOK        = 0
+	exitCheckFail = 1
+	exitUsage     = 2
+)
+
+// checkFailed is returned by commands whose check ran and failed (exit 1),
+// as opposed to usage or input errors (exit 2).
+type checkFailed struct{ msg string }
+
+func (e checkFailed) Error() string { return e.msg }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(os.Stderr, "ledger:", err)
+	var cf checkFailed
+	if errors.As(err, &cf) {
+		return exitCheckFail
+	}
+	return exitUsage
+}

@@ -1,0 +1,84 @@
+package codec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/fxamacker/cbor/v2"
+)
+
+// MaxRecordBytes bounds every record this package decodes. Larger inputs are
+// refused before any parsing so a hostile peer cannot make us allocate.
+const MaxRecordBytes = 16 << 20
+
+// ErrNotCanonical is returned for input that decodes but is not the canonical
+// DAG-CBOR encoding of its value (unsorted keys, long integer forms, unknown
+// fields, trailing bytes, ...).
+var ErrNotCanonical = errors.New("not canonical DAG-CBOR")
+
+var (
+	encMode cbor.EncMode
+	decMode cbor.DecMode
+)
+
+func init() {
+	var err error
+	encMode, err = cbor.EncOptions{
+		Sort:          cbor.SortLengthFirst,
+		ShortestFloat: cbor.ShortestFloatNone,
+		IndefLength:   cbor.IndefLengthForbidden,
+		NilContainers: cbor.NilContainerAsEmpty,
+		TagsMd:        cbor.TagsAllowed,
+	}.EncMode()
+	if err != nil {
+		panic(fmt.Sprintf("codec: encoder options: %v", err))
+	}
+	decMode, err = cbor.DecOptions{
+		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
+		IndefLength:       cbor.IndefLengthForbidden,
+		TagsMd:            cbor.TagsAllowed,
+		MaxNestedLevels:   32,
+		MaxArrayElements:  1 << 20,
+		MaxMapPairs:       1 << 12,
+		ExtraReturnErrors: cbor.ExtraDecErrorUnknownField,
+		FieldNameMatching: cbor.FieldNameMatchingCaseSensitive,
+		UTF8:              cbor.UTF8RejectInvalid,
+	}.DecMode()
+	if err != nil {
+		panic(fmt.Sprintf("codec: decoder options: %v", err))
+	}
+}
+
+// Marshal returns the canonical DAG-CBOR encoding of v.
+func Marshal(v any) ([]byte, error) {
+	b, err := encMode.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("codec: encode %T: %w", v, err)
+	}
+	return b, nil
+}
+
+// Unmarshal decodes data into v and then checks that data is exactly the
+// canonical encoding of what was decoded. Anything else is an error wrapping
+// ErrNotCanonical, which is what lets a CID stand for a record.
+func Unmarshal(data []byte, v any) error {
+	if len(data) > MaxRecordBytes {
+		return fmt.Errorf("codec: record of %d bytes exceeds the %d-byte limit", len(data), MaxRecordBytes)
+	}
+	rest, err := decMode.UnmarshalFirst(data, v)
+	if err != nil {
+		return fmt.Errorf("codec: decode %T: %w", v, err)
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("codec: decode %T: %d trailing bytes: %w", v, len(rest), ErrNotCanonical)
+	}
+	again, err := encMode.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("codec: re-encode %T: %w", v, err)
+	}
+	if !bytes.Equal(again, data) {
+		return fmt.Errorf("codec: decode %T: %w", v, ErrNotCanonical)
+	}
+	return nil
+}

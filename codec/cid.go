@@ -1,0 +1,47 @@
+package codec
+
+import (
+	"crypto/sha256"
+	"fmt"
+
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
+)
+
+// Sum returns the CIDv1 (dag-cbor codec 0x71, sha2-256 multihash) of already
+// encoded bytes. It does not check that data is canonical.
+func Sum(data []byte) cid.Cid {
+	digest := sha256.Sum256(data)
+	mh, err := multihash.Encode(digest[:], multihash.SHA2_256)
+	if err != nil {
+		// Encode only fails for unknown codes or wrong digest lengths, both fixed here.
+		panic(fmt.Sprintf("codec: multihash: %v", err))
+	}
+	return cid.NewCidV1(cid.DagCBOR, mh)
+}
+
+// Encode marshals v and returns its bytes and CID together, the usual need of
+// anything that stores a record.
+func Encode(v any) ([]byte, cid.Cid, error) {
+	b, err := Marshal(v)
+	if err != nil {
+		return nil, cid.Undef, err
+	}
+	return b, Sum(b), nil
+}
+
+// CheckCID reports whether data hashes to want under the rules of Sum: the
+// codec must be dag-cbor and the multihash sha2-256.
+func CheckCID(data []byte, want cid.Cid) error {
+	if !want.Defined() {
+		return fmt.Errorf("codec: undefined CID")
+	}
+	if want.Version() != 1 || want.Type() != cid.DagCBOR {
+		return fmt.Errorf("codec: CID %s is not a CIDv1 dag-cbor address", want)
+	}
+	got := Sum(data)
+	if !got.Equals(want) {
+		return fmt.Errorf("codec: bytes hash to %s, not %s", got, want)
+	}
+	return nil
+}

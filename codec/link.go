@@ -1,0 +1,89 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/fxamacker/cbor/v2"
+	"github.com/ipfs/go-cid"
+)
+
+// linkTag is the CBOR tag DAG-CBOR reserves for CIDs.
+const linkTag = 42
+
+// Link is a CID inside a record. It encodes as DAG-CBOR requires: tag 42 over
+// a byte string holding 0x00 followed by the binary CID. The zero Link is
+// "no link" and encodes as CBOR null.
+type Link struct{ cid.Cid }
+
+// LinkTo wraps c.
+func LinkTo(c cid.Cid) Link { return Link{c} }
+
+// IsZero reports whether l holds no CID.
+func (l Link) IsZero() bool { return !l.Cid.Defined() }
+
+// MarshalCBOR implements cbor.Marshaler.
+func (l Link) MarshalCBOR() ([]byte, error) {
+	if l.IsZero() {
+		return []byte{0xf6}, nil
+	}
+	raw := append([]byte{0x00}, l.Cid.Bytes()...)
+	return encMode.Marshal(cbor.Tag{Number: linkTag, Content: raw})
+}
+
+// UnmarshalCBOR implements cbor.Unmarshaler.
+func (l *Link) UnmarshalCBOR(data []byte) error {
+	if len(data) == 1 && data[0] == 0xf6 {
+		*l = Link{}
+		return nil
+	}
+	var tag cbor.RawTag
+	if err := decMode.Unmarshal(data, &tag); err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	if tag.Number != linkTag {
+		return fmt.Errorf("link: tag %d, want %d", tag.Number, linkTag)
+	}
+	var raw []byte
+	if err := decMode.Unmarshal(tag.Content, &raw); err != nil {
+		return fmt.Errorf("link: content: %w", err)
+	}
+	if len(raw) < 2 || raw[0] != 0x00 {
+		return fmt.Errorf("link: content must be 0x00 followed by a binary CID")
+	}
+	n, c, err := cid.CidFromBytes(raw[1:])
+	if err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	if n != len(raw)-1 {
+		return fmt.Errorf("link: %d trailing bytes after CID", len(raw)-1-n)
+	}
+	l.Cid = c
+	return nil
+}
+
+// MarshalJSON writes the CID's string form, or null for no link.
+func (l Link) MarshalJSON() ([]byte, error) {
+	if l.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(l.Cid.String())
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (l *Link) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*l = Link{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	c, err := cid.Decode(s)
+	if err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	l.Cid = c
+	return nil
+}

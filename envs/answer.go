@@ -1,0 +1,82 @@
+package envs
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxAnswerBytes is the largest action any environment reads. Larger answers
+// score 0 with a reason before any parsing; the limit is part of the spec.
+const MaxAnswerBytes = 64 << 10
+
+// Reasons shared by every environment's scoring.
+const (
+	ReasonCorrect = "correct"
+	ReasonEmpty   = "empty answer"
+)
+
+// CheckAnswer applies the checks every parser starts with and returns a
+// non-empty reason when the answer must score 0 before parsing: empty (only
+// white space) or larger than MaxAnswerBytes.
+func CheckAnswer(action string) string {
+	if len(action) > MaxAnswerBytes {
+		return fmt.Sprintf("answer too large: %d bytes > %d", len(action), MaxAnswerBytes)
+	}
+	if strings.TrimSpace(action) == "" {
+		return ReasonEmpty
+	}
+	return ""
+}
+
+var (
+	thinkBlock = regexp.MustCompile(`(?is)<think>.*?</think>`)
+	fenceLine  = regexp.MustCompile("(?m)^[ \t]*```[A-Za-z0-9_+-]*[ \t]*$")
+)
+
+// Clean prepares free text for answer extraction: it replaces invalid UTF-8,
+// removes <think>...</think> blocks (and everything after an unclosed
+// <think>, which is reasoning cut short), and removes code-fence lines while
+// keeping what they fenced.
+func Clean(text string) string {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	text = thinkBlock.ReplaceAllString(text, " ")
+	if i := strings.Index(strings.ToLower(text), "<think>"); i >= 0 {
+		text = text[:i]
+	}
+	// A reply that starts mid-thought (its opening tag eaten by a template)
+	// carries a lone </think>: the answer is after it.
+	if i := strings.LastIndex(strings.ToLower(text), "</think>"); i >= 0 {
+		text = text[i+len("</think>"):]
+	}
+	return fenceLine.ReplaceAllString(text, "")
+}
+
+// LastTagged returns the content of the last <tag>...</tag> in text, and
+// whether there was one. Tags match case-insensitively.
+func LastTagged(text, tag string) (string, bool) {
+	lower := strings.ToLower(text)
+	open, closing := "<"+tag+">", "</"+tag+">"
+	end := strings.LastIndex(lower, closing)
+	for end >= 0 {
+		start := strings.LastIndex(lower[:end], open)
+		if start >= 0 {
+			return text[start+len(open) : end], true
+		}
+		end = strings.LastIndex(lower[:end], closing)
+	}
+	return "", false
+}
+
+// Truncate shortens s to at most n bytes on a rune boundary, marking the cut,
+// for reasons that quote an answer.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,191 @@
+// Package keys holds a validator's identity: a Bittensor-compatible sr25519
+// hotkey (spec/signatures.md).
+//
+// Signatures use schnorrkel with the "substrate" signing context over the raw
+// message bytes, which is what Bittensor's Keypair.sign and Keypair.verify
+// do, so our signatures verify there and theirs verify here. Addresses are
+// SS58 with prefix 42.
+package keys
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fxamacker/cbor/v2"
+	subkey "github.com/vedhavyas/go-subkey/v2"
+	"github.com/vedhavyas/go-subkey/v2/sr25519"
+)
+
+// SS58Prefix is Bittensor's (the generic Substrate) address format.
+const SS58Prefix = 42
+
+// SignatureSize is the length of an sr25519 signature.
+const SignatureSize = 64
+
+// ErrBadAddress is wrapped by every address parse error.
+var ErrBadAddress = errors.New("bad SS58 address")
+
+// PublicKey is a hotkey's 32-byte sr25519 public key. It prints and parses as
+// an SS58 address and encodes in CBOR as a 32-byte string.
+type PublicKey [32]byte
+
+// Signature is an sr25519 signature.
+type Signature [SignatureSize]byte
+
+// SS58 returns the address with prefix 42 (starting with 5).
+func (p PublicKey) SS58() string { return subkey.SS58Encode(p[:], SS58Prefix) }
+
+// String returns the SS58 address.
+func (p PublicKey) String() string { return p.SS58() }
+
+// Short returns an abbreviated address for logs and tables: "5Grw...utQY".
+func (p PublicKey) Short() string {
+	s := p.SS58()
+	return s[:4] + "..." + s[len(s)-4:]
+}
+
+// ParseSS58 reads an address and insists on prefix 42.
+func ParseSS58(s string) (PublicKey, error) {
+	var p PublicKey
+	if len(s) < 40 || len(s) > 60 {
+		return p, fmt.Errorf("%w: %q has %d characters", ErrBadAddress, s, len(s))
+	}
+	network, pub, err := subkey.SS58Decode(s)
+	if err != nil {
+		return p, fmt.Errorf("%w: %q: %v", ErrBadAddress, s, err)
+	}
+	if network != SS58Prefix {
+		return p, fmt.Errorf("%w: %q has network prefix %d, want %d", ErrBadAddress, s, network, SS58Prefix)
+	}
+	if len(pub) != len(p) {
+		return p, fmt.Errorf("%w: %q holds %d key bytes, want 32", ErrBadAddress, s, len(pub))
+	}
+	copy(p[:], pub)
+	return p, nil
+}
+
+// MarshalText writes the SS58 address (JSON, flags, logs).
+func (p PublicKey) MarshalText() ([]byte, error) { return []byte(p.SS58()), nil }
+
+// UnmarshalText reads an SS58 address.
+func (p *PublicKey) UnmarshalText(b []byte) error {
+	parsed, err := ParseSS58(string(b))
+	if err != nil {
+		return err
+	}
+	*p = parsed
+	return nil
+}
+
+// MarshalCBOR writes the 32 raw bytes as a byte string.
+func (p PublicKey) MarshalCBOR() ([]byte, error) { return cbor.Marshal(p[:]) }
+
+// UnmarshalCBOR reads a 32-byte byte string.
+func (p *PublicKey) UnmarshalCBOR(data []byte) error {
+	var b []byte
+	if err := cbor.Unmarshal(data, &b); err != nil {
+		return fmt.Errorf("public key: %w", err)
+	}
+	if len(b) != len(p) {
+		return fmt.Errorf("public key: %d bytes, want 32", len(b))
+	}
+	copy(p[:], b)
+	return nil
+}
+
+// MarshalCBOR writes the 64 raw bytes as a byte string.
+func (s Signature) MarshalCBOR() ([]byte, error) { return cbor.Marshal(s[:]) }
+
+// UnmarshalCBOR reads a 64-byte byte string.
+func (s *Signature) UnmarshalCBOR(data []byte) error {
+	var b []byte
+	if err := cbor.Unmarshal(data, &b); err != nil {
+		return fmt.Errorf("signature: %w", err)
+	}
+	if len(b) != len(s) {
+		return fmt.Errorf("signature: %d bytes, want %d", len(b), SignatureSize)
+	}
+	copy(s[:], b)
+	return nil
+}
+
+// Hotkey is a secret key. Its String and GoString never print the secret.
+type Hotkey struct {
+	pair subkey.KeyPair
+	pub  PublicKey
+	// seed is the 32-byte mini secret key (what key files store).
+	seed [32]byte
+}
+
+// Generate makes a new random hotkey.
+func Generate() (*Hotkey, error) {
+	pair, err := sr25519.Scheme{}.Generate()
+	if err != nil {
+		return nil, fmt.Errorf("generate hotkey: %w", err)
+	}
+	return wrap(pair)
+}
+
+// FromSeed makes the hotkey of a 32-byte mini secret key.
+func FromSeed(seed [32]byte) (*Hotkey, error) {
+	pair, err := sr25519.Scheme{}.FromSeed(seed[:])
+	if err != nil {
+		return nil, fmt.Errorf("hotkey from seed: %w", err)
+	}
+	return wrap(pair)
+}
+
+// FromURI derives a hotkey from a Substrate secret URI: a mnemonic, a 0x hex
+// seed, or either with derivation paths, and dev keys such as "//Alice".
+// Errors never include the URI, which is a secret.
+func FromURI(uri string) (*Hotkey, error) {
+	pair, err := subkey.DeriveKeyPair(sr25519.Scheme{}, uri)
+	if err != nil {
+		return nil, errors.New("hotkey from secret URI: the phrase, seed or derivation path is not valid")
+	}
+	return wrap(pair)
+}
+
+func wrap(pair subkey.KeyPair) (*Hotkey, error) {
+	k := &Hotkey{pair: pair}
+	copy(k.pub[:], pair.Public())
+	if s := pair.Seed(); len(s) == 32 {
+		copy(k.seed[:], s)
+	}
+	return k, nil
+}
+
+// Public returns the public key.
+func (k *Hotkey) Public() PublicKey { return k.pub }
+
+// Seed returns the 32-byte mini secret key, or false for a key derived with
+// a soft junction, which has no seed.
+func (k *Hotkey) Seed() ([32]byte, bool) { return k.seed, k.seed != [32]byte{} }
+
+// Sign signs msg with the "substrate" context. sr25519 signatures are
+// randomized: signing twice gives two different valid signatures.
+func (k *Hotkey) Sign(msg []byte) (Signature, error) {
+	var sig Signature
+	raw, err := k.pair.Sign(msg)
+	if err != nil {
+		return sig, fmt.Errorf("sign: %w", err)
+	}
+	copy(sig[:], raw)
+	return sig, nil
+}
+
+// String prints the address only.
+func (k *Hotkey) String() string { return "hotkey " + k.pub.SS58() }
+
+// GoString keeps %#v from printing the secret.
+func (k *Hotkey) GoString() string { return k.String() }
+
+// Verify reports whether sig is pub's signature of msg under the
+// "substrate" context.
+func Verify(pub PublicKey, msg []byte, sig Signature) bool {
+	key, err := sr25519.Scheme{}.FromPublicKey(pub[:])
+	if err != nil {
+		return false
+	}
+	return key.Verify(msg, sig[:])
+}
