@@ -4,17 +4,23 @@ BIN      := bin/ledger
 FUZZTIME ?= 3s
 PKGS     := ./...
 
-.PHONY: build test unit fuzz fuzz-long bench demo lint vectors clean
+.PHONY: build test unit interop fuzz fuzz-long bench demo lint vectors clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ledger
 
 # The test command CI runs: every package under the race detector, then a
 # short run of every fuzz target.
-test: unit fuzz
+test: interop unit fuzz
 
 unit:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+# Checks spec/vectors against independent JavaScript implementations (npm).
+interop:
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+		cd spec/interop && npm ci --no-audit --no-fund --loglevel=error && node encoding.mjs; \
+	else echo "interop: node/npm not found, skipped"; fi
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

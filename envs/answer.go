@@ -42,12 +42,12 @@ var (
 func Clean(text string) string {
 	text = strings.ToValidUTF8(text, "\uFFFD")
 	text = thinkBlock.ReplaceAllString(text, " ")
-	if i := strings.Index(strings.ToLower(text), "<think>"); i >= 0 {
+	if i := strings.Index(asciiLower(text), "<think>"); i >= 0 {
 		text = text[:i]
 	}
 	// A reply that starts mid-thought (its opening tag eaten by a template)
 	// carries a lone </think>: the answer is after it.
-	if i := strings.LastIndex(strings.ToLower(text), "</think>"); i >= 0 {
+	if i := strings.LastIndex(asciiLower(text), "</think>"); i >= 0 {
 		text = text[i+len("</think>"):]
 	}
 	return fenceLine.ReplaceAllString(text, "")
@@ -56,8 +56,8 @@ func Clean(text string) string {
 // LastTagged returns the content of the last <tag>...</tag> in text, and
 // whether there was one. Tags match case-insensitively.
 func LastTagged(text, tag string) (string, bool) {
-	lower := strings.ToLower(text)
-	open, closing := "<"+tag+">", "</"+tag+">"
+	lower := asciiLower(text)
+	open, closing := "<"+asciiLower(tag)+">", "</"+asciiLower(tag)+">"
 	end := strings.LastIndex(lower, closing)
 	for end >= 0 {
 		start := strings.LastIndex(lower[:end], open)
@@ -67,6 +67,18 @@ func LastTagged(text, tag string) (string, bool) {
 		end = strings.LastIndex(lower[:end], closing)
 	}
 	return "", false
+}
+
+// asciiLower lower-cases A-Z only. Unlike strings.ToLower it never changes a
+// string's length, so indexes found in its result are valid in the original.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 // Truncate shortens s to at most n bytes on a rune boundary, marking the cut,

@@ -1,23 +1,15 @@
 package envtest
 
 import (
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"testing"
 
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/envs"
+	"github.com/affine-ledger/ledger/internal/golden"
 )
-
-// UpdateEnv names the environment variable that makes vector tests rewrite
-// spec/vectors instead of comparing against it (make vectors). Set it only
-// when a version was deliberately bumped.
-const UpdateEnv = "LEDGER_UPDATE_VECTORS"
 
 // VectorFile is the layout of spec/vectors/env-<name>.json.
 type VectorFile struct {
@@ -87,25 +79,7 @@ func Vectors(t *testing.T, f envs.Factory, solver Solver, n int, extra func(id c
 		}
 		file.Cases = append(file.Cases, c)
 	}
-	got, err := json.MarshalIndent(file, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join(specDir(t), "vectors", "env-"+spec.Name+".json")
-	if os.Getenv(UpdateEnv) == "1" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read vectors (run `make vectors` once to create them): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from what this code generates: a generator or scorer changed. If deliberate, bump the env version and run `make vectors`.", path)
-	}
-	checkVectorFile(t, f, want)
+	checkVectorFile(t, f, golden.CheckJSON(t, "env-"+spec.Name+".json", file))
 }
 
 func answerVector(t *testing.T, f envs.Factory, id challenge.ID, s Labelled) VectorAnswers {
@@ -164,13 +138,4 @@ func checkVectorFile(t *testing.T, f envs.Factory, data []byte) {
 			}
 		}
 	}
-}
-
-// specDir finds the repository's spec/ directory from this source file.
-func specDir(t *testing.T) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate envtest source")
-	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "spec")
 }
