@@ -5,7 +5,6 @@ package envtest
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,27 +61,7 @@ func IDs(f envs.Factory, n int) []challenge.ID {
 
 // Play runs solver through one episode and returns the episode.
 func Play(f envs.Factory, id challenge.ID, solver Solver) (envs.Episode, error) {
-	env := f.New()
-	obs, info, err := env.Reset(id)
-	if err != nil {
-		return envs.Episode{}, err
-	}
-	ep := envs.Episode{ID: id, Info: info, Messages: append([]envs.Message(nil), obs...)}
-	for turn := 0; !ep.Done; turn++ {
-		if turn >= f.Spec().MaxTurns {
-			return ep, fmt.Errorf("%s: not done after MaxTurns=%d", id, f.Spec().MaxTurns)
-		}
-		a := solver(id, ep.Messages)
-		out, err := env.Step(a)
-		if err != nil {
-			return ep, err
-		}
-		ep.Messages = append(ep.Messages, envs.Message{Role: envs.RoleAssistant, Content: a})
-		ep.Messages = append(ep.Messages, out.Observation...)
-		ep.Rewards = append(ep.Rewards, out.Reward)
-		ep.Reward, ep.Reason, ep.Done = out.Reward, out.Reason, out.Done
-	}
-	return ep, nil
+	return envs.Play(f, id, func(conversation []envs.Message) string { return solver(id, conversation) })
 }
 
 // Actions returns the assistant messages of a conversation in order.
