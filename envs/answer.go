@@ -31,7 +31,9 @@ func CheckAnswer(action string) string {
 }
 
 var (
-	thinkBlock = regexp.MustCompile(`(?is)<think>.*?</think>`)
+	// Spelled out rather than (?i), which folds Unicode (the Kelvin sign matches k):
+	// the spec says ASCII case-insensitive.
+	thinkBlock = regexp.MustCompile(`(?s)<[tT][hH][iI][nN][kK]>.*?</[tT][hH][iI][nN][kK]>`)
 	fenceLine  = regexp.MustCompile("(?m)^[ \t]*```[A-Za-z0-9_+-]*[ \t]*$")
 )
 

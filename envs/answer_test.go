@@ -16,6 +16,7 @@ func TestClean(t *testing.T) {
 		{"fence lines removed", "```python\n42\n```", "\n42\n"},
 		{"invalid utf8", "4\xff2", "4\uFFFD2"},
 		{"non-ascii before tag", "İİ<think>x</think>7", "İİ 7"},
+		{"kelvin sign is not k", "<thin\u212A>x</thin\u212A>7", "<thin\u212A>x</thin\u212A>7"},
 	}
 	for _, c := range cases {
 		if got := Clean(c.in); got != c.want {
