@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -23,17 +24,20 @@ type checkFailed struct{ msg string }
 func (e checkFailed) Error() string { return e.msg }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+// run executes one command line and maps its error to an exit code.
+func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(os.Stderr, "ledger:", err)
+	fmt.Fprintln(stderr, "ledger:", err)
 	var cf checkFailed
 	if errors.As(err, &cf) {
 		return exitCheckFail
