@@ -19,6 +19,8 @@ re-execute and verify them.` + exitCodesHelp,
 	}
 	root.AddCommand(
 		newVersionCmd(),
+		newEnvCmd(),
+		newDemoCmd(),
 	)
 	return root
 }
