@@ -5,6 +5,12 @@
 // message bytes, which is what Bittensor's Keypair.sign and Keypair.verify
 // do, so our signatures verify there and theirs verify here. Addresses are
 // SS58 with prefix 42.
+//
+// A hotkey lives in a key file (WriteKeyFile, ReadKeyFile): JSON with mode
+// 0600 that readers refuse when group or others may access it. Keys come
+// from Generate, from a mnemonic (FromMnemonic), from a btcli wallet file
+// (ReadBtcliFile) or, for tests, from a development URI (FromURI). Errors
+// about secret material name fields and positions, never values.
 package keys
 
 import (

@@ -21,6 +21,7 @@ re-execute and verify them.` + exitCodesHelp,
 		newVersionCmd(),
 		newEnvCmd(),
 		newDemoCmd(),
+		newKeysCmd(),
 	)
 	return root
 }
