@@ -22,6 +22,7 @@ re-execute and verify them.` + exitCodesHelp,
 		newEnvCmd(),
 		newDemoCmd(),
 		newKeysCmd(),
+		newMinerCmd(),
 	)
 	return root
 }
