@@ -23,6 +23,7 @@ re-execute and verify them.` + exitCodesHelp,
 		newDemoCmd(),
 		newKeysCmd(),
 		newMinerCmd(),
+		newDuelCmd(),
 	)
 	return root
 }
