@@ -17,7 +17,7 @@ func newMinerCmd() *cobra.Command {
 		Use:   "miner",
 		Short: "Run a reference miner: a chat-completions server that solves the envs",
 	}
-	cmd.AddCommand(newMinerServeCmd())
+	cmd.AddCommand(newMinerServeCmd(), newMinerCommitCmd())
 	return cmd
 }
 

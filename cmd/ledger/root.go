@@ -24,6 +24,7 @@ re-execute and verify them.` + exitCodesHelp,
 		newKeysCmd(),
 		newMinerCmd(),
 		newDuelCmd(),
+		newChainCmd(),
 	)
 	return root
 }

@@ -1,0 +1,170 @@
+package chain
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/affine-ledger/ledger/keys"
+)
+
+// Chain is one subnet on one chain, as a validator or miner sees it.
+//
+// Reads return the state at the current head. Writes are signed by the
+// hotkey given (sr25519, keys.Hotkey) and return once the chain has applied
+// them (the local chain) or included them in a block (subtensor); a refused
+// write returns one of this package's errors, wrapped. A Chain is safe for
+// concurrent use; Close releases its connections (and, for an in-process
+// chain, stops block production).
+type Chain interface {
+	// Params returns the subnet's consensus parameters.
+	Params(ctx context.Context) (Params, error)
+	// Head returns the latest block.
+	Head(ctx context.Context) (Block, error)
+	// BlockHash returns the hash of block number n (ErrNotFound past the
+	// head).
+	BlockHash(ctx context.Context, n uint64) (Hash, error)
+	// Metagraph returns the registered neurons with their stake, permits
+	// and the results of the last epoch.
+	Metagraph(ctx context.Context) (*Metagraph, error)
+
+	// Commitment returns the hotkey's commitment (ErrNotFound if none).
+	Commitment(ctx context.Context, hotkey keys.PublicKey) (Commitment, error)
+	// Commitments returns every commitment on the subnet, ordered by the
+	// block they were made at, then by hotkey bytes.
+	Commitments(ctx context.Context) ([]Commitment, error)
+	// SetCommitment replaces k's commitment with fields (at most
+	// MaxFields). Each call costs max(total field length, 100) bytes of
+	// the hotkey's MaxSpace per epoch (ErrSpaceLimit).
+	SetCommitment(ctx context.Context, k *keys.Hotkey, fields []Data) error
+
+	// SetWeights sets k's weights directly; only while commit-reveal is
+	// off (ErrCommitRevealOn).
+	SetWeights(ctx context.Context, k *keys.Hotkey, w Weights) error
+	// CommitWeights records CommitHash of weights to be revealed
+	// Params.RevealPeriod epochs later.
+	CommitWeights(ctx context.Context, k *keys.Hotkey, hash Hash) error
+	// RevealWeights reveals weights committed earlier: in exactly the
+	// commit's epoch + RevealPeriod (ErrRevealTooEarly, ErrRevealExpired),
+	// and only if they hash to a pending commit (ErrCommitMismatch).
+	RevealWeights(ctx context.Context, k *keys.Hotkey, r Reveal) error
+	// Weights returns the weights in effect, one row per neuron that has
+	// set any, by uid.
+	Weights(ctx context.Context) ([]WeightRow, error)
+
+	// Close releases the chain.
+	Close() error
+}
+
+// Hash is a 32-byte block or commit hash: lower-case hex in text.
+type Hash [32]byte
+
+// String returns lower-case hex.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// MarshalText writes lower-case hex.
+func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText reads 64 hex characters.
+func (h *Hash) UnmarshalText(b []byte) error {
+	if len(b) != 64 {
+		return fmt.Errorf("hash: %d hex characters, want 64", len(b))
+	}
+	if _, err := hex.Decode(h[:], b); err != nil {
+		return fmt.Errorf("hash: %w", err)
+	}
+	return nil
+}
+
+// Block names a chain block.
+type Block struct {
+	Number uint64 `json:"number"`
+	Hash   Hash   `json:"hash"`
+}
+
+// Params are the subnet's consensus parameters.
+type Params struct {
+	Netuid uint16 `json:"netuid"`
+	// Tempo is the number of blocks between epochs.
+	Tempo uint64 `json:"tempo"`
+	// BlockTime is the target time between blocks.
+	BlockTime time.Duration `json:"block_time_ns"`
+	// CommitReveal tells whether weights must be committed and revealed.
+	CommitReveal bool `json:"commit_reveal"`
+	// RevealPeriod is the number of epochs between a commit and its
+	// reveal.
+	RevealPeriod uint64 `json:"reveal_period"`
+	// VersionKey is the least weights version key the subnet accepts.
+	VersionKey uint64 `json:"version_key"`
+	// MaxSpace is the commitment space of one hotkey per epoch.
+	MaxSpace uint64 `json:"max_space"`
+}
+
+// Metagraph is the subnet's neurons at one block.
+type Metagraph struct {
+	Netuid uint16 `json:"netuid"`
+	// Block is the block the metagraph was read at.
+	Block uint64 `json:"block"`
+	// Epoch counts the epochs run so far; EpochBlock is the block at which
+	// the last one ran (0 before the first).
+	Epoch      uint64 `json:"epoch"`
+	EpochBlock uint64 `json:"epoch_block"`
+	// Neurons are indexed by uid: Neurons[i].UID == i.
+	Neurons []Neuron `json:"neurons"`
+}
+
+// Neuron is one registered hotkey. Trust-like results are u16 fixed point
+// as subtensor stores them: 65535 is 1.0.
+type Neuron struct {
+	UID    uint16         `json:"uid"`
+	Hotkey keys.PublicKey `json:"hotkey"`
+	// Stake in the subnet's smallest unit (rao of alpha on Bittensor).
+	Stake           uint64 `json:"stake"`
+	ValidatorPermit bool   `json:"validator_permit"`
+	// Results of the last epoch.
+	ValidatorTrust uint16 `json:"validator_trust"`
+	Consensus      uint16 `json:"consensus"`
+	Incentive      uint16 `json:"incentive"`
+	Dividends      uint16 `json:"dividends"`
+}
+
+// Find returns the neuron of hotkey.
+func (m *Metagraph) Find(hotkey keys.PublicKey) (Neuron, bool) {
+	for _, n := range m.Neurons {
+		if n.Hotkey == hotkey {
+			return n, true
+		}
+	}
+	return Neuron{}, false
+}
+
+// Commitment is what a hotkey committed, and when.
+type Commitment struct {
+	Hotkey keys.PublicKey `json:"hotkey"`
+	// Block is the block of the latest set_commitment: an overwrite moves
+	// the commitment to the back of the queue.
+	Block  uint64 `json:"block"`
+	Fields []Data `json:"fields"`
+}
+
+// Weights is one validator's sparse weight row: Values[i] is the weight of
+// UIDs[i]. The chain normalizes a row so that its largest value is 65535.
+type Weights struct {
+	UIDs       []uint16 `json:"uids"`
+	Values     []uint16 `json:"values"`
+	VersionKey uint64   `json:"version_key"`
+}
+
+// Reveal is a committed weight row with its salt.
+type Reveal struct {
+	Weights
+	Salt []uint16 `json:"salt"`
+}
+
+// WeightRow is the weight row in effect for one neuron.
+type WeightRow struct {
+	UID    uint16   `json:"uid"`
+	UIDs   []uint16 `json:"uids"`
+	Values []uint16 `json:"values"`
+}

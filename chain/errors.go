@@ -1,0 +1,60 @@
+package chain
+
+import "errors"
+
+// Errors a backend returns for refused reads and writes. They mirror
+// subtensor's dispatch errors (named in each comment) so that code written
+// against the local chain handles a real node's refusals the same way.
+// Backends wrap them with context; test with errors.Is.
+var (
+	// ErrNotFound: no such block, hotkey or commitment.
+	ErrNotFound = errors.New("not found")
+	// ErrNotRegistered: the signing hotkey has no uid on the subnet
+	// (HotKeyNotRegisteredInSubNet, AccountNotAllowedCommit).
+	ErrNotRegistered = errors.New("hotkey not registered on the subnet")
+	// ErrNoPermit: setting weights needs a validator permit
+	// (NeuronNoValidatorPermit).
+	ErrNoPermit = errors.New("hotkey has no validator permit")
+	// ErrSpaceLimit: the commitment would exceed the hotkey's space for
+	// this epoch (SpaceLimitExceeded).
+	ErrSpaceLimit = errors.New("commitment space limit exceeded for this epoch")
+	// ErrTooManyFields: more than MaxFields commitment fields
+	// (TooManyFieldsInCommitmentInfo).
+	ErrTooManyFields = errors.New("too many commitment fields")
+	// ErrBadWeights: uids and values differ in length, repeat a uid, name
+	// a uid that does not exist, or are empty (WeightVecNotEqualSize,
+	// DuplicateUids, UidVecContainInvalidOne).
+	ErrBadWeights = errors.New("invalid weights")
+	// ErrVersionKey: the weights' version key is below the subnet's
+	// (IncorrectWeightVersionKey).
+	ErrVersionKey = errors.New("weights version key below the subnet's")
+	// ErrCommitRevealOn: set_weights while commit-reveal is on
+	// (CommitRevealEnabled).
+	ErrCommitRevealOn = errors.New("commit-reveal is enabled: commit and reveal weights instead")
+	// ErrCommitRevealOff: commit or reveal while commit-reveal is off
+	// (CommitRevealDisabled).
+	ErrCommitRevealOff = errors.New("commit-reveal is disabled: set weights directly")
+	// ErrTooManyCommits: ten unrevealed commits already
+	// (TooManyUnrevealedCommits).
+	ErrTooManyCommits = errors.New("too many unrevealed weight commits")
+	// ErrNoCommit: nothing committed to reveal (NoWeightsCommitFound).
+	ErrNoCommit = errors.New("no weight commit found")
+	// ErrCommitMismatch: the revealed values and salt do not hash to any
+	// pending commit (InvalidRevealCommitHashNotMatch).
+	ErrCommitMismatch = errors.New("revealed weights do not match the committed hash")
+	// ErrRevealTooEarly: the commit's reveal epoch has not come
+	// (RevealTooEarly).
+	ErrRevealTooEarly = errors.New("reveal too early")
+	// ErrRevealExpired: the commit's reveal epoch has passed
+	// (ExpiredWeightCommit).
+	ErrRevealExpired = errors.New("weight commit expired")
+	// ErrBadSignature: a write whose signature does not verify.
+	ErrBadSignature = errors.New("bad signature")
+	// ErrStaleNonce: a write whose nonce is not the account's next one
+	// (a replay, or a race between two writers of one hotkey).
+	ErrStaleNonce = errors.New("stale or future nonce")
+	// ErrBadRequest: a request that does not parse.
+	ErrBadRequest = errors.New("bad request")
+	// ErrUnsupported: the backend cannot do this.
+	ErrUnsupported = errors.New("not supported by this chain backend")
+)

@@ -1,0 +1,19 @@
+// Package subtensor is the chain.Chain of a real Bittensor node: it reads
+// a subnet's metagraph, commitments and weights from the node's storage and
+// writes commitments and weights as signed extrinsics, over the node's
+// websocket JSON-RPC (through go-substrate-rpc-client's client and its
+// metadata decoder). spec/chain.md, "Subtensor", is normative.
+//
+// The encodings are this package's own and pure: storage keys, call
+// arguments, the signed extensions (Substrate's and the ones subtensor
+// registers, which carry no data), the signing payload and the version-4
+// extrinsic. Each is tested against vectors computed independently of this
+// code. The RPC part has not been run against a live node: no node can run
+// where this was written.
+//
+// Limits: dispatch errors are not decoded from events; SetCommitment
+// detects a refused commitment by reading it back at the inclusion block,
+// the weight calls return once included. Commit-reveal v3 (timelocked
+// weights) is not implemented: subnets that require it refuse
+// commit_weights.
+package subtensor

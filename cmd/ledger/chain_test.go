@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/keys"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A served chain, a miner committing to it through "ledger miner commit",
+// and the contender queue read back through the CLI.
+func TestChainServeAndMinerCommit(t *testing.T) {
+	dir := t.TempDir()
+	miner, err := keys.FromURI("//Charlie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(dir, "miner.json")
+	if err := keys.WriteKeyFile(keyFile, miner, false); err != nil {
+		t.Fatal(err)
+	}
+	genesis := filepath.Join(dir, "genesis.json")
+	os.WriteFile(genesis, []byte(`{"seed":"cli test","neurons":[{"hotkey":"`+aliceAddress+`","stake":100,"validator":true}]}`), 0o600)
+	chainDir := filepath.Join(dir, "chain")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		root := newRootCmd()
+		root.SetArgs([]string{"chain", "serve", "--dir", chainDir, "--listen", "127.0.0.1:0", "--genesis", genesis, "--tempo", "5", "--block-time", "100ms"})
+		root.SetOut(&out)
+		root.SetErr(&out)
+		done <- root.ExecuteContext(ctx)
+	}()
+	addr := regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+)`)
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		t.Fatalf("server did not start: %s", out.String())
+	}
+	spec := "local+" + url
+
+	// The miner is not registered yet: its commitment is refused.
+	commit := func(extra ...string) (string, error) {
+		cmd := newMinerCommitCmd()
+		var buf bytes.Buffer
+		cmd.SetOut(&buf)
+		cmd.SetErr(&buf)
+		cmd.SetArgs(append([]string{"--chain", spec, "--key", keyFile, "--model", "org/m", "--revision", "abc123", "--json"}, extra...))
+		err := cmd.Execute()
+		return buf.String(), err
+	}
+	if _, err := commit("--chute", "c-1"); err == nil || !strings.Contains(err.Error(), "not registered") {
+		t.Fatalf("unregistered commit: %v", err)
+	}
+	stdout, _, err := runLedger(t, "", "chain", "register", "--chain", spec, "--admin-token", filepath.Join(chainDir, adminTokenFile), "--hotkey", miner.Public().SS58(), "--stake", "5")
+	if err != nil || !strings.Contains(stdout, "uid 1 ") {
+		t.Fatalf("register: %q %v", stdout, err)
+	}
+	if _, err := commit("--chute", "c-1", "--endpoint", "http://127.0.0.1:1/v1"); err == nil {
+		t.Fatal("--chute and --endpoint together accepted")
+	}
+	if _, err := commit("--chute", "c-1", "--model-hash", "abcd"); !usageExit(err) {
+		t.Fatalf("short model hash: %v", err)
+	}
+	got, err := commit("--endpoint", "http://127.0.0.1:8000/v1", "--model-hash", strings.Repeat("ab", 32))
+	if err != nil {
+		t.Fatalf("commit: %v %s", err, got)
+	}
+	var res struct {
+		Block  uint64       `json:"block"`
+		Fields []chain.Data `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(got), &res); err != nil || len(res.Fields) != 3 || string(res.Fields[0].Bytes) != "lm1:org/m@abc123" {
+		t.Fatalf("commit output %s (%v)", got, err)
+	}
+
+	stdout, _, err = runLedger(t, "", "chain", "contenders", "--chain", spec, "--json")
+	var queue []chain.Contender
+	if err != nil || json.Unmarshal([]byte(stdout), &queue) != nil || len(queue) != 1 || queue[0].UID != 1 || queue[0].Commitment.Endpoint != "http://127.0.0.1:8000/v1" {
+		t.Fatalf("contenders: %s %v", stdout, err)
+	}
+	stdout, _, err = runLedger(t, "", "chain", "status", "--chain", spec)
+	if err != nil || !strings.Contains(stdout, "tempo 5") || !strings.Contains(stdout, aliceAddress) {
+		t.Fatalf("status: %s %v", stdout, err)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+func TestChainServeRefusesNonLoopback(t *testing.T) {
+	_, _, err := runLedger(t, "", "chain", "serve", "--dir", t.TempDir(), "--listen", "0.0.0.0:0")
+	if !usageExit(err) || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("err %v", err)
+	}
+	_, _, err = runLedger(t, "", "chain", "status", "--chain", "nowhere")
+	if !usageExit(err) {
+		t.Fatalf("bad spec: %v", err)
+	}
+}
