@@ -1,0 +1,223 @@
+package ledger
+
+import (
+	"encoding/hex"
+	"fmt"
+
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+)
+
+// BlockFormat is the version of the block record this code writes and reads.
+const BlockFormat = 1
+
+// BlockDomain prefixes the bytes a block signature covers, so that a block
+// signature can never be replayed as a signature of anything else.
+const BlockDomain = "affine-ledger/block/v1"
+
+// Hash is a 32-byte digest: a chain block hash or a Merkle root. CBOR: a
+// 32-byte string; JSON and text: lower-case hex.
+type Hash [32]byte
+
+// String returns lower-case hex.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// MarshalText writes lower-case hex.
+func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText reads 64 hex characters.
+func (h *Hash) UnmarshalText(b []byte) error { return decodeHex32("hash", b, (*[32]byte)(h)) }
+
+// Anchor names the public chain block a ledger block refers to: the latest
+// chain block the validator had seen, which bounds the block's age and seeds
+// its challenges.
+type Anchor struct {
+	Number uint64 `cbor:"number" json:"number"`
+	Hash   Hash   `cbor:"hash" json:"hash"`
+}
+
+// Header is a block without its signature: exactly what the signature
+// covers.
+type Header struct {
+	Format    uint64         `cbor:"v" json:"v"`
+	Validator keys.PublicKey `cbor:"validator" json:"validator"`
+	Height    uint64         `cbor:"height" json:"height"`
+	// Prev links the block at Height-1; null at height 0.
+	Prev   codec.Link `cbor:"prev" json:"prev"`
+	TimeMS int64      `cbor:"time_ms" json:"time_ms"`
+	Anchor Anchor     `cbor:"anchor" json:"anchor"`
+	// Transcripts are this block's leaves, in log order.
+	Transcripts []codec.Link `cbor:"transcripts" json:"transcripts"`
+	// Decisions link opaque DAG-CBOR decision records.
+	Decisions []codec.Link `cbor:"decisions" json:"decisions"`
+	// Checkpoint is the validator's whole log after this block.
+	Checkpoint Checkpoint `cbor:"checkpoint" json:"checkpoint"`
+}
+
+// Block is a signed header. Its CID is the CID of its full encoding,
+// signature included.
+type Block struct {
+	Header
+	Signature keys.Signature `cbor:"sig" json:"sig"`
+}
+
+// BlockRef names a block.
+type BlockRef struct {
+	Validator keys.PublicKey `json:"validator"`
+	Height    uint64         `json:"height"`
+	CID       cid.Cid        `json:"cid"`
+}
+
+func (r BlockRef) String() string {
+	return fmt.Sprintf("validator %s height %d (%s)", r.Validator.Short(), r.Height, shortCID(r.CID))
+}
+
+// Check enforces the structural rules of spec/ledger.md#block: everything
+// that can be checked without the parent or the linked objects.
+func (h *Header) Check() error {
+	const what = "block"
+	if h.Format != BlockFormat {
+		return malformed(what, "format %d, this code reads %d", h.Format, BlockFormat)
+	}
+	if h.Validator == (keys.PublicKey{}) {
+		return malformed(what, "validator is not set")
+	}
+	if (h.Height == 0) != h.Prev.IsZero() {
+		return malformed(what, "height %d with prev %s: only height 0 has no previous block", h.Height, shortCID(h.Prev.Cid))
+	}
+	if !h.Prev.IsZero() {
+		if err := checkAddress(h.Prev.Cid); err != nil {
+			return malformed(what, "prev: %v", err)
+		}
+	}
+	if h.TimeMS < 0 {
+		return malformed(what, "negative time %d", h.TimeMS)
+	}
+	if len(h.Transcripts) > MaxTranscriptsPerBlock {
+		return malformed(what, "%d transcripts, max %d", len(h.Transcripts), MaxTranscriptsPerBlock)
+	}
+	if len(h.Decisions) > MaxDecisionsPerBlock {
+		return malformed(what, "%d decisions, max %d", len(h.Decisions), MaxDecisionsPerBlock)
+	}
+	seen := make(map[cid.Cid]struct{}, len(h.Transcripts)+len(h.Decisions))
+	for _, list := range [...]struct {
+		name  string
+		links []codec.Link
+	}{{"transcript", h.Transcripts}, {"decision", h.Decisions}} {
+		for i, l := range list.links {
+			if err := checkAddress(l.Cid); err != nil {
+				return malformed(what, "%s %d: %v", list.name, i, err)
+			}
+			if _, dup := seen[l.Cid]; dup {
+				return malformed(what, "%s %d: %s linked twice", list.name, i, l.Cid)
+			}
+			seen[l.Cid] = struct{}{}
+		}
+	}
+	n := uint64(len(h.Transcripts))
+	if h.Checkpoint.Size < n || (h.Height == 0 && h.Checkpoint.Size != n) {
+		return malformed(what, "checkpoint size %d with %d transcripts at height %d", h.Checkpoint.Size, n, h.Height)
+	}
+	return nil
+}
+
+// SigningBytes returns BlockDomain || 0x00 || the canonical encoding of h.
+func (h *Header) SigningBytes() ([]byte, error) {
+	body, err := codec.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("block: %w", err)
+	}
+	msg := make([]byte, 0, len(BlockDomain)+1+len(body))
+	msg = append(msg, BlockDomain...)
+	msg = append(msg, 0)
+	return append(msg, body...), nil
+}
+
+// Sign checks h, signs it with key (which must be h.Validator's) and returns
+// the block with its bytes and CID.
+func Sign(h Header, key *keys.Hotkey) (*Block, []byte, cid.Cid, error) {
+	if key.Public() != h.Validator {
+		return nil, nil, cid.Undef, fmt.Errorf("sign block: key %s is not the block's validator %s", key.Public(), h.Validator)
+	}
+	if err := h.Check(); err != nil {
+		return nil, nil, cid.Undef, err
+	}
+	msg, err := h.SigningBytes()
+	if err != nil {
+		return nil, nil, cid.Undef, err
+	}
+	sig, err := key.Sign(msg)
+	if err != nil {
+		return nil, nil, cid.Undef, fmt.Errorf("sign block: %w", err)
+	}
+	b := &Block{Header: h, Signature: sig}
+	data, c, err := codec.Encode(b)
+	if err != nil {
+		return nil, nil, cid.Undef, fmt.Errorf("block: %w", err)
+	}
+	if len(data) > MaxBlockBytes {
+		return nil, nil, cid.Undef, malformed("block", "%d bytes, max %d", len(data), MaxBlockBytes)
+	}
+	return b, data, c, nil
+}
+
+// VerifySignature checks the signature against the block's validator.
+func (b *Block) VerifySignature() error {
+	msg, err := b.Header.SigningBytes()
+	if err != nil {
+		return err
+	}
+	if !keys.Verify(b.Validator, msg, b.Signature) {
+		return fmt.Errorf("block of %s at height %d: %w", b.Validator, b.Height, ErrBadSignature)
+	}
+	return nil
+}
+
+// DecodeBlock parses an encoded block and checks its structure (Check). It
+// does not verify the signature. It never panics.
+func DecodeBlock(data []byte) (*Block, error) {
+	if len(data) > MaxBlockBytes {
+		return nil, malformed("block", "%d bytes, max %d", len(data), MaxBlockBytes)
+	}
+	var b Block
+	if err := codec.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("block: %w: %w", ErrMalformed, err)
+	}
+	if err := b.Check(); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// TranscriptCIDs returns the block's transcript links as CIDs.
+func (h *Header) TranscriptCIDs() []cid.Cid { return cids(h.Transcripts) }
+
+// DecisionCIDs returns the block's decision links as CIDs.
+func (h *Header) DecisionCIDs() []cid.Cid { return cids(h.Decisions) }
+
+func cids(ls []codec.Link) []cid.Cid {
+	out := make([]cid.Cid, len(ls))
+	for i, l := range ls {
+		out[i] = l.Cid
+	}
+	return out
+}
+
+// checkAddress accepts exactly the CIDs codec.Sum makes: v1, dag-cbor,
+// sha2-256 with a 32-byte digest.
+func checkAddress(c cid.Cid) error {
+	if !c.Defined() {
+		return fmt.Errorf("null link")
+	}
+	if c.Version() != 1 || c.Type() != cid.DagCBOR {
+		return fmt.Errorf("%s is not a CIDv1 dag-cbor address", c)
+	}
+	p := c.Prefix()
+	if p.MhType != multihash.SHA2_256 || p.MhLength != 32 {
+		return fmt.Errorf("%s is not a sha2-256 address", c)
+	}
+	return nil
+}

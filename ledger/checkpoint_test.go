@@ -1,0 +1,89 @@
+package ledger_test
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// mth is RFC 6962 §2.1 written out from the RFC, as an independent check
+// of the library wiring (leaf data = binary CID).
+func mth(leaves []cid.Cid) [32]byte {
+	switch len(leaves) {
+	case 0:
+		return sha256.Sum256(nil)
+	case 1:
+		return sha256.Sum256(append([]byte{0}, leaves[0].Bytes()...))
+	}
+	k := 1
+	for k*2 < len(leaves) {
+		k *= 2
+	}
+	l, r := mth(leaves[:k]), mth(leaves[k:])
+	return sha256.Sum256(append(append([]byte{1}, l[:]...), r[:]...))
+}
+
+func testCIDs(n int) []cid.Cid {
+	out := make([]cid.Cid, n)
+	for i := range out {
+		out[i] = codec.Sum([]byte(fmt.Sprintf("leaf %d", i)))
+	}
+	return out
+}
+
+func TestCheckpointMatchesRFC6962(t *testing.T) {
+	cids := testCIDs(70)
+	tree := ledger.NewTree()
+	for n := 0; n <= len(cids); n++ {
+		want := mth(cids[:n])
+		if got := ledger.CheckpointOf(cids[:n]); got.Size != uint64(n) || got.Root != want {
+			t.Fatalf("size %d: CheckpointOf gives %s, RFC 6962 gives %x", n, got.Root, want)
+		}
+		if got := tree.Root(); got != want {
+			t.Fatalf("size %d: running tree gives %s, want %x", n, got, want)
+		}
+		// The frontier alone rebuilds the running state.
+		back, err := ledger.TreeFromFrontier(tree.Size(), tree.Frontier())
+		if err != nil || back.Root() != want {
+			t.Fatalf("size %d: frontier round trip: %v", n, err)
+		}
+		if n < len(cids) {
+			tree.Append(cids[n], nil)
+		}
+	}
+	if _, err := ledger.TreeFromFrontier(5, nil); err == nil {
+		t.Fatal("frontier of the wrong length accepted")
+	}
+}
+
+func TestAppendVisitsPerfectNodes(t *testing.T) {
+	tree := ledger.NewTree()
+	var nodes []ledger.Node
+	for _, c := range testCIDs(8) {
+		tree.Append(c, func(n ledger.Node) { nodes = append(nodes, n) })
+	}
+	// 8 leaves, 4 + 2 + 1 inner nodes: every perfect subtree once.
+	if len(nodes) != 15 {
+		t.Fatalf("%d nodes visited, want 15", len(nodes))
+	}
+	top := nodes[len(nodes)-1]
+	if top.Level != 3 || top.Index != 0 || top.Hash != tree.Root() {
+		t.Fatalf("last node %+v is not the root", top)
+	}
+}
+
+func TestVerifyHelpersRejectEmptyMismatch(t *testing.T) {
+	newer := ledger.CheckpointOf(testCIDs(3))
+	if err := ledger.VerifyConsistency(ledger.Checkpoint{Root: ledger.EmptyRoot()}, newer, nil); err != nil {
+		t.Fatalf("empty log is a prefix of any log: %v", err)
+	}
+	if err := ledger.VerifyConsistency(ledger.Checkpoint{}, newer, nil); !errors.Is(err, ledger.ErrBadProof) {
+		t.Fatalf("size 0 with a non-empty root: got %v", err)
+	}
+}

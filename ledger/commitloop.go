@@ -1,0 +1,177 @@
+package ledger
+
+import (
+	"time"
+
+	"github.com/affine-ledger/ledger/codec"
+)
+
+type syncing struct {
+	f        *inflight
+	receipts []Receipt
+	taken    []*appendReq
+}
+
+func (a *Appender) run() {
+	acked := make(chan struct{})
+	go a.acknowledge(acked)
+	defer func() {
+		close(a.synced)
+		<-acked
+		close(a.done)
+	}()
+	var carry *appendReq
+	for {
+		first := carry
+		carry = nil
+		if first == nil {
+			var ok bool
+			if first, ok = <-a.queue; !ok {
+				return
+			}
+		}
+		group := []*appendReq{first}
+		n, d := len(first.leaves), len(first.decisions)
+		var timeout <-chan time.Time
+		var timer *time.Timer
+		if a.maxWait > 0 {
+			timer = time.NewTimer(a.maxWait)
+			timeout = timer.C
+		}
+	gather:
+		for n < a.maxBatch {
+			var r *appendReq
+			var ok bool
+			if timeout == nil {
+				select {
+				case r, ok = <-a.queue:
+				default:
+					break gather
+				}
+			} else {
+				select {
+				case r, ok = <-a.queue:
+				case <-timeout:
+					break gather
+				}
+			}
+			if !ok {
+				break
+			}
+			if n+len(r.leaves) > a.maxBatch || d+len(r.decisions) > MaxDecisionsPerBlock {
+				carry = r
+				break
+			}
+			group = append(group, r)
+			n, d = n+len(r.leaves), d+len(r.decisions)
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if sy, ok := a.applyGroup(group); ok {
+			a.synced <- sy
+		}
+	}
+}
+
+// acknowledge answers requests once their block's fsync returned.
+func (a *Appender) acknowledge(done chan<- struct{}) {
+	defer close(done)
+	for sy := range a.synced {
+		err := a.s.settle(sy.f)
+		for i, r := range sy.taken {
+			if err != nil {
+				r.reply <- appendResult{err: err}
+			} else {
+				r.reply <- appendResult{r: sy.receipts[i]}
+			}
+		}
+	}
+}
+
+// applyGroup builds one block for the group and applies it, answering at
+// once the requests it cannot take. ok is false when nothing was applied.
+func (a *Appender) applyGroup(group []*appendReq) (sy syncing, ok bool) {
+	s := a.s
+	v := a.key.Public()
+	var taken []*appendReq
+	var leaves []leafRecord
+	var decisions []encoded
+	for _, r := range group {
+		if err := r.ctx.Err(); err != nil {
+			a.unreserve(r.leaves)
+			r.reply <- appendResult{err: err}
+			continue
+		}
+		taken = append(taken, r)
+		leaves = append(leaves, r.leaves...)
+		decisions = append(decisions, r.decisions...)
+	}
+	if len(taken) == 0 {
+		return sy, false
+	}
+	// From here every taken request is either in an applied batch (so in
+	// the log) or failed: either way its reservation can go.
+	defer a.unreserve(leaves)
+	fail := func(err error) {
+		for _, r := range taken {
+			r.reply <- appendResult{err: err}
+		}
+	}
+
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	ch := s.chainOf(v)
+	h := Header{
+		Format:      BlockFormat,
+		Validator:   v,
+		TimeMS:      s.opts.now().UnixMilli(),
+		Transcripts: make([]codec.Link, len(leaves)),
+		Decisions:   make([]codec.Link, len(decisions)),
+	}
+	if !ch.empty {
+		h.Height = ch.head.Height + 1
+		h.Prev = codec.LinkTo(ch.ref.CID)
+		h.TimeMS = max(h.TimeMS, ch.head.TimeMS)
+		h.Anchor = ch.head.Anchor
+	}
+	for _, r := range taken {
+		if r.anchor.Number >= h.Anchor.Number {
+			h.Anchor = r.anchor
+		}
+	}
+	for i, l := range leaves {
+		h.Transcripts[i] = codec.LinkTo(l.cid)
+	}
+	for i, d := range decisions {
+		h.Decisions[i] = codec.LinkTo(d.cid)
+	}
+	tree, nodes := extend(ch.tree, leaves)
+	h.Checkpoint = tree.Checkpoint()
+	blk, raw, c, err := Sign(h, a.key)
+	if err != nil {
+		fail(err)
+		return sy, false
+	}
+	st := &staged{blk: blk, block: encoded{raw, c}, leaves: leaves, decisions: decisions, tree: tree, nodes: nodes}
+	f, err := s.apply(ch, st)
+	if err != nil {
+		fail(err)
+		return sy, false
+	}
+	ref := BlockRef{Validator: v, Height: blk.Height, CID: c}
+	leaf := h.Checkpoint.Size - uint64(len(leaves))
+	sy = syncing{f: f, taken: taken}
+	for _, r := range taken {
+		rc := Receipt{Block: ref, Checkpoint: h.Checkpoint, FirstLeaf: leaf}
+		for _, l := range r.leaves {
+			rc.Transcripts = append(rc.Transcripts, l.cid)
+		}
+		for _, d := range r.decisions {
+			rc.Decisions = append(rc.Decisions, d.cid)
+		}
+		leaf += uint64(len(r.leaves))
+		sy.receipts = append(sy.receipts, rc)
+	}
+	return sy, true
+}

@@ -1,0 +1,54 @@
+// Package ledger is a validator's tamper-evident record of its work: signed,
+// hash-chained blocks of transcripts in a Pebble store, each block a signed
+// checkpoint of an RFC 6962 Merkle log (spec/ledger.md for the records,
+// spec/store.md for the key layout).
+//
+// # Records
+//
+// Transcript is one challenge put to one miner, with the whole conversation
+// and its scoring. Block links transcripts and decision records (opaque
+// DAG-CBOR for now), the previous block and a public chain anchor, and
+// carries the Checkpoint (size, root) of the validator's whole log; it is
+// signed (sr25519) over BlockDomain || 0x00 || the canonical header. ForkProof
+// holds two conflicting signed blocks. All are canonical DAG-CBOR (package
+// codec); Decode* functions check limits and never panic.
+//
+// # Writing
+//
+// The local validator appends through an Appender (Store.NewAppender):
+// Append blocks until the block holding the request is durable, Add returns
+// a Future. Concurrent requests are group-committed into one block and one
+// fsync. Peers' blocks go through Store.Put, which checks everything (see
+// its doc) and returns ErrInvalidBlock with a *BlockError,
+// *MissingParentError or *EquivocationError. Nothing is ever rewritten or
+// deleted.
+//
+// # Reading (for verify, proofs, CAR export, explorers)
+//
+// Readers see only durable data: a Pebble snapshot published after each
+// batch's fsync returned. Streams are Go iterators (iter.Seq2) holding one
+// snapshot for their whole run; stop early to release it.
+//
+//	Heads()                        every validator's head, by key
+//	Head(v)                        one head (ErrNotFound if none)
+//	Blocks(v, from)                v's blocks by height, streaming
+//	BlockAt(v, h), Block(cid)      one block: decoded, CID-checked, raw bytes
+//	Transcript(cid)                decoded, CID-checked, with its TranscriptRef
+//	Object(cid)                    any record's bytes exactly as stored (not
+//	                               re-hashed: an auditor sees tampering)
+//	Leaves(v, from)                v's log in leaf order (TranscriptRef)
+//	TranscriptsByMiner(m)          every validator's transcripts of miner m
+//	TranscriptsByChallenge(id)     every validator's run of challenge id
+//	TranscriptsByDuel(d)           every validator's transcripts of duel d
+//	ForkProofs()                   all equivocation evidence
+//	LeafHash(v, i), Frontier(v, n) Merkle leaf hash; compact range at size n
+//	InclusionProof(v, i, n)        audit path of leaf i in the log of size n
+//	ConsistencyProof(v, n1, n2)    proof that size n1 is a prefix of size n2
+//
+// The pure helpers need no store: CheckpointOf, LeafHash, Tree (running
+// compact range, TreeFromFrontier), VerifyInclusion, VerifyConsistency,
+// (*Block).VerifySignature, (*ForkProof).Verify.
+//
+// Package ledgertest has deterministic sample transcripts and a raw writer
+// for tests that tamper with a closed store.
+package ledger

@@ -1,0 +1,128 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/keys"
+)
+
+// Sentinel errors. Every error of this package wraps one or more of them;
+// test with errors.Is.
+var (
+	// ErrMalformed: bytes that are not a well-formed record of the expected
+	// kind (not canonical DAG-CBOR, unknown fields, a limit exceeded, a
+	// field out of range).
+	ErrMalformed = errors.New("malformed record")
+	// ErrInvalidBlock: a peer's block that must not be stored. Wrapped
+	// together with the specific reason below, so the network layer can
+	// reject (and penalize) on ErrInvalidBlock alone.
+	ErrInvalidBlock = errors.New("invalid block")
+	// ErrBadSignature: the block signature does not verify under its
+	// validator's hotkey.
+	ErrBadSignature = errors.New("bad signature")
+	// ErrBadParent: the block does not extend the validator's chain (wrong
+	// previous link, height, time or anchor order).
+	ErrBadParent = errors.New("does not extend its parent")
+	// ErrBadCheckpoint: the block's checkpoint is not the log after its
+	// transcripts.
+	ErrBadCheckpoint = errors.New("bad checkpoint")
+	// ErrMissingObject: a transcript or decision the block links to was
+	// not supplied, or its bytes do not hash to the link.
+	ErrMissingObject = errors.New("missing or altered object")
+	// ErrChallengeReused: a challenge ID appears twice in one validator's
+	// log.
+	ErrChallengeReused = errors.New("challenge ID already used by this validator")
+	// ErrMissingParent: the block's parent is not stored yet; the caller
+	// should backfill. Returned as *MissingParentError.
+	ErrMissingParent = errors.New("parent block not stored")
+	// ErrEquivocation: the validator signed two different blocks at one
+	// height. The evidence is stored (ForkProofs); returned as
+	// *EquivocationError.
+	ErrEquivocation = errors.New("validator equivocated")
+	// ErrNotFound: no such block, transcript, object or leaf.
+	ErrNotFound = errors.New("not found")
+	// ErrCorrupt: stored data disagrees with itself (a head pointer that
+	// does not match its blocks, bytes that do not hash to their key).
+	ErrCorrupt = errors.New("store is inconsistent")
+	// ErrClosed: the store or appender was closed.
+	ErrClosed = errors.New("closed")
+)
+
+// BlockError says why a block was refused, naming the block.
+type BlockError struct {
+	Validator keys.PublicKey
+	Height    uint64
+	CID       cid.Cid
+	// Reason is one of the sentinels above (ErrBadSignature, ...).
+	Reason error
+	Detail string
+}
+
+func (e *BlockError) Error() string {
+	return fmt.Sprintf("validator %s height %d (%s): %v: %s", e.Validator, e.Height, shortCID(e.CID), e.Reason, e.Detail)
+}
+
+// Unwrap makes both ErrInvalidBlock and the specific reason match.
+func (e *BlockError) Unwrap() []error { return []error{ErrInvalidBlock, e.Reason} }
+
+func refused(b *Block, c cid.Cid, reason error, format string, args ...any) error {
+	return &BlockError{Validator: b.Validator, Height: b.Height, CID: c, Reason: reason, Detail: fmt.Sprintf(format, args...)}
+}
+
+// MissingParentError is returned for a block whose parent is not stored.
+// The caller can fetch heights [Have+1, Height) of Validator (or from 0 when
+// HaveAny is false) and put them first.
+type MissingParentError struct {
+	Validator keys.PublicKey
+	// Height is the height of the refused block.
+	Height uint64
+	// Have is the height of the stored head, valid when HaveAny.
+	Have    uint64
+	HaveAny bool
+}
+
+func (e *MissingParentError) Error() string {
+	have := "no blocks"
+	if e.HaveAny {
+		have = fmt.Sprintf("head at height %d", e.Have)
+	}
+	return fmt.Sprintf("validator %s height %d: %v (store has %s)", e.Validator, e.Height, ErrMissingParent, have)
+}
+
+// Is matches ErrMissingParent.
+func (e *MissingParentError) Is(target error) bool { return target == ErrMissingParent }
+
+// EquivocationError is returned when a block conflicts with a stored one at
+// the same height. The block itself is not written to the chain; the fork
+// proof holding both is.
+type EquivocationError struct {
+	Validator keys.PublicKey
+	Height    uint64
+	// Proof is the CID of the stored fork proof.
+	Proof cid.Cid
+}
+
+func (e *EquivocationError) Error() string {
+	return fmt.Sprintf("validator %s height %d: %v (fork proof %s)", e.Validator, e.Height, ErrEquivocation, e.Proof)
+}
+
+// Is matches ErrEquivocation.
+func (e *EquivocationError) Is(target error) bool { return target == ErrEquivocation }
+
+func malformed(what, format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %w", what, fmt.Sprintf(format, args...), ErrMalformed)
+}
+
+func shortCID(c cid.Cid) string {
+	if !c.Defined() {
+		return "no CID"
+	}
+	s := c.String()
+	if len(s) > 16 {
+		return s[:8] + "..." + s[len(s)-6:]
+	}
+	return s
+}

@@ -1,0 +1,356 @@
+package ledger
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/internal/layout"
+)
+
+// Head is a validator's latest stored block.
+type Head struct {
+	Block      BlockRef
+	Checkpoint Checkpoint
+	TimeMS     int64
+	Anchor     Anchor
+	// Equivocating is set once a fork proof of the validator is stored.
+	Equivocating bool
+}
+
+// StoredBlock is a block with its CID and exact bytes.
+type StoredBlock struct {
+	*Block
+	CID cid.Cid
+	Raw []byte
+}
+
+// Ref returns the block's BlockRef.
+func (b StoredBlock) Ref() BlockRef {
+	return BlockRef{Validator: b.Validator, Height: b.Height, CID: b.CID}
+}
+
+// TranscriptRef locates a transcript in its validator's log.
+type TranscriptRef struct {
+	Validator keys.PublicKey `json:"validator"`
+	// Leaf is the transcript's index in the log (its Merkle leaf index).
+	Leaf uint64 `json:"leaf"`
+	// Height is the height of the block that links it.
+	Height uint64  `json:"height"`
+	CID    cid.Cid `json:"cid"`
+}
+
+// StoredTranscript is a transcript with its location and exact bytes.
+type StoredTranscript struct {
+	*Transcript
+	Ref TranscriptRef
+	Raw []byte
+}
+
+// StoredForkProof is a fork proof with its CID and exact bytes.
+type StoredForkProof struct {
+	*ForkProof
+	CID cid.Cid
+	Raw []byte
+}
+
+// withView runs fn on a view of durable data.
+func (s *Store) withView(fn func(r reader) error) error {
+	v, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer s.release(v)
+	return fn(v.snap)
+}
+
+// Object returns the stored bytes of any record (block, transcript,
+// decision, fork proof) exactly as stored: it does not re-hash them, so an
+// auditor sees tampering instead of an error. ErrNotFound if absent.
+func (s *Store) Object(c cid.Cid) ([]byte, error) {
+	var out []byte
+	err := s.withView(func(r reader) error {
+		var err error
+		out, err = object(r, c)
+		return err
+	})
+	return out, err
+}
+
+func object(r reader, c cid.Cid) ([]byte, error) {
+	raw, ok, err := get(r, layout.ObjectKey(c.Bytes()))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("object %s: %w", c, ErrNotFound)
+	}
+	return raw, nil
+}
+
+// checkedObject returns an object's bytes after checking they hash to c.
+func checkedObject(r reader, c cid.Cid) ([]byte, error) {
+	raw, err := object(r, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := codec.CheckCID(raw, c); err != nil {
+		return nil, fmt.Errorf("%w: object %s: %v", ErrCorrupt, c, err)
+	}
+	return raw, nil
+}
+
+// Block returns the block with CID c, checked against c and decoded.
+func (s *Store) Block(c cid.Cid) (StoredBlock, error) {
+	var out StoredBlock
+	err := s.withView(func(r reader) error {
+		var err error
+		out, err = blockByCID(r, c)
+		return err
+	})
+	return out, err
+}
+
+func blockByCID(r reader, c cid.Cid) (StoredBlock, error) {
+	raw, err := checkedObject(r, c)
+	if err != nil {
+		return StoredBlock{}, err
+	}
+	b, err := DecodeBlock(raw)
+	if err != nil {
+		return StoredBlock{}, fmt.Errorf("object %s is not a block: %w", c, err)
+	}
+	return StoredBlock{Block: b, CID: c, Raw: raw}, nil
+}
+
+// BlockAt returns v's block at height.
+func (s *Store) BlockAt(v keys.PublicKey, height uint64) (StoredBlock, error) {
+	var out StoredBlock
+	err := s.withView(func(r reader) error {
+		raw, ok, err := get(r, layout.BlockKey(v, height))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("block of %s at height %d: %w", v, height, ErrNotFound)
+		}
+		c, err := parseCID(raw)
+		if err != nil {
+			return fmt.Errorf("%w: height index of %s at %d: %v", ErrCorrupt, v, height, err)
+		}
+		out, err = blockByCID(r, c)
+		return err
+	})
+	return out, err
+}
+
+// Head returns v's head, ErrNotFound if v has no block.
+func (s *Store) Head(v keys.PublicKey) (Head, error) {
+	var out Head
+	err := s.withView(func(r reader) error {
+		var err error
+		out, err = head(r, v)
+		return err
+	})
+	return out, err
+}
+
+func head(r reader, v keys.PublicKey) (Head, error) {
+	raw, ok, err := get(r, layout.HeadKey(v))
+	if err != nil {
+		return Head{}, err
+	}
+	if !ok {
+		return Head{}, fmt.Errorf("head of %s: %w", v, ErrNotFound)
+	}
+	c, err := parseCID(raw)
+	if err != nil {
+		return Head{}, fmt.Errorf("%w: head of %s: %v", ErrCorrupt, v, err)
+	}
+	b, err := blockByCID(r, c)
+	if err != nil {
+		return Head{}, err
+	}
+	eq, err := has(r, layout.EquivocKey(v))
+	if err != nil {
+		return Head{}, err
+	}
+	return Head{Block: b.Ref(), Checkpoint: b.Checkpoint, TimeMS: b.TimeMS, Anchor: b.Anchor, Equivocating: eq}, nil
+}
+
+// Heads streams every validator's head, ordered by public key.
+func (s *Store) Heads() iter.Seq2[Head, error] {
+	return scan(s, []byte{layout.Head}, func(r reader, k, _ []byte) (Head, error) {
+		var v keys.PublicKey
+		copy(v[:], k[1:])
+		return head(r, v)
+	})
+}
+
+// Blocks streams v's blocks from height from up to the head, in order.
+func (s *Store) Blocks(v keys.PublicKey, from uint64) iter.Seq2[StoredBlock, error] {
+	lower := layout.BlockKey(v, from)
+	upper := layout.PrefixEnd(layout.Prefix(layout.Block, v[:]))
+	return scanRange(s, lower, upper, func(r reader, k, val []byte) (StoredBlock, error) {
+		c, err := parseCID(val)
+		if err != nil {
+			return StoredBlock{}, fmt.Errorf("%w: height index %x: %v", ErrCorrupt, k, err)
+		}
+		return blockByCID(r, c)
+	})
+}
+
+// Transcript returns the transcript with CID c, checked and decoded, with
+// its location.
+func (s *Store) Transcript(c cid.Cid) (StoredTranscript, error) {
+	var out StoredTranscript
+	err := s.withView(func(r reader) error {
+		raw, err := checkedObject(r, c)
+		if err != nil {
+			return err
+		}
+		t, err := DecodeTranscript(raw)
+		if err != nil {
+			return fmt.Errorf("transcript %s: %w: the object is not a transcript (%v)", c, ErrNotFound, err)
+		}
+		// The challenge index locates it: one transcript per challenge
+		// and validator.
+		bin, err := t.Challenge.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		val, ok, err := get(r, layout.ChallengeKey(bin, t.Validator))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("transcript %s: %w in the log of %s", c, ErrNotFound, t.Validator)
+		}
+		ref, err := parseRef(t.Validator, val)
+		if err != nil {
+			return err
+		}
+		if !ref.CID.Equals(c) {
+			return fmt.Errorf("%w: challenge %s of %s is indexed as transcript %s, not %s", ErrCorrupt, t.Challenge, t.Validator, ref.CID, c)
+		}
+		out = StoredTranscript{Transcript: t, Ref: ref, Raw: raw}
+		return nil
+	})
+	return out, err
+}
+
+// Leaves streams v's log from leaf index from, in order.
+func (s *Store) Leaves(v keys.PublicKey, from uint64) iter.Seq2[TranscriptRef, error] {
+	lower := layout.LeafKey(v, from)
+	upper := layout.PrefixEnd(layout.Prefix(layout.Leaf, v[:]))
+	return scanRange(s, lower, upper, func(_ reader, _, val []byte) (TranscriptRef, error) {
+		return parseRef(v, val)
+	})
+}
+
+// TranscriptsByMiner streams the transcripts of miner in every validator's
+// log, by validator then leaf.
+func (s *Store) TranscriptsByMiner(miner keys.PublicKey) iter.Seq2[TranscriptRef, error] {
+	return scan(s, layout.Prefix(layout.Miner, miner[:]), func(_ reader, k, val []byte) (TranscriptRef, error) {
+		return parseRef(validatorAt(k, 33), val)
+	})
+}
+
+// TranscriptsByDuel streams the transcripts of a duel, by validator then
+// leaf.
+func (s *Store) TranscriptsByDuel(duel DuelID) iter.Seq2[TranscriptRef, error] {
+	return scan(s, layout.Prefix(layout.Duel, duel[:]), func(_ reader, k, val []byte) (TranscriptRef, error) {
+		return parseRef(validatorAt(k, 33), val)
+	})
+}
+
+// TranscriptsByChallenge streams every validator's transcript of id (at
+// most one per validator: its own run or its re-execution of a peer's).
+func (s *Store) TranscriptsByChallenge(id challenge.ID) iter.Seq2[TranscriptRef, error] {
+	bin, err := id.MarshalBinary()
+	if err != nil {
+		return func(yield func(TranscriptRef, error) bool) { yield(TranscriptRef{}, err) }
+	}
+	return scan(s, layout.ChallengePrefix(bin), func(_ reader, k, val []byte) (TranscriptRef, error) {
+		return parseRef(validatorAt(k, len(k)-32), val)
+	})
+}
+
+// ForkProofs streams every stored fork proof, by validator then height.
+func (s *Store) ForkProofs() iter.Seq2[StoredForkProof, error] {
+	return scan(s, []byte{layout.Fork}, func(r reader, k, _ []byte) (StoredForkProof, error) {
+		if len(k) <= 1+32+8 {
+			return StoredForkProof{}, fmt.Errorf("%w: fork key %x", ErrCorrupt, k)
+		}
+		c, err := parseCID(k[1+32+8:])
+		if err != nil {
+			return StoredForkProof{}, fmt.Errorf("%w: fork key: %v", ErrCorrupt, err)
+		}
+		raw, err := checkedObject(r, c)
+		if err != nil {
+			return StoredForkProof{}, err
+		}
+		p, err := DecodeForkProof(raw)
+		if err != nil {
+			return StoredForkProof{}, fmt.Errorf("%w: fork proof %s: %v", ErrCorrupt, c, err)
+		}
+		return StoredForkProof{ForkProof: p, CID: c, Raw: raw}, nil
+	})
+}
+
+func validatorAt(k []byte, off int) keys.PublicKey {
+	var v keys.PublicKey
+	if off >= 0 && len(k) >= off+32 {
+		copy(v[:], k[off:])
+	}
+	return v
+}
+
+func parseRef(v keys.PublicKey, val []byte) (TranscriptRef, error) {
+	r, err := layout.ParseRef(val)
+	if err != nil {
+		return TranscriptRef{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	c, err := parseCID(r.CID)
+	if err != nil {
+		return TranscriptRef{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return TranscriptRef{Validator: v, Leaf: r.Leaf, Height: r.Height, CID: c}, nil
+}
+
+func scan[T any](s *Store, prefix []byte, parse func(r reader, k, v []byte) (T, error)) iter.Seq2[T, error] {
+	return scanRange(s, prefix, layout.PrefixEnd(prefix), parse)
+}
+
+// scanRange streams parsed entries of [lower, upper) from one view, which
+// it holds until the loop ends (a consumer that stops early releases it).
+func scanRange[T any](s *Store, lower, upper []byte, parse func(r reader, k, v []byte) (T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		vw, err := s.acquire()
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		defer s.release(vw)
+		it, err := prefixIter(vw.snap, lower, upper)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		defer it.Close()
+		for ok := it.First(); ok; ok = it.Next() {
+			out, err := parse(vw.snap, it.Key(), it.Value())
+			if !yield(out, err) || err != nil {
+				return
+			}
+		}
+		if err := it.Error(); err != nil {
+			yield(zero, err)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/internal/layout"
+)
+
+// Store is a Pebble database of validators' chains of signed blocks, their
+// transcripts and decisions, Merkle nodes, indexes and fork proofs
+// (spec/store.md).
+//
+// Invariants:
+//   - Append-only: no method rewrites or deletes a stored value.
+//   - One writer: every batch is applied under writeMu with pebble.Sync,
+//     the local appenders' blocks and peers' blocks alike, so batches of
+//     one chain reach the WAL in chain order.
+//   - Durable before visible: readers see a Pebble snapshot taken right
+//     after a batch was applied and published only once that batch's WAL
+//     fsync returned; never the live database, where a batch is readable
+//     before its fsync (another goroutine could read it and act on data a
+//     crash would lose). Appends are acknowledged at the same moment.
+//   - For every validator with a head, blocks 0..head are stored, the head
+//     pointer names the block at the highest height, and the stored Merkle
+//     nodes give the head checkpoint's root. Open checks this.
+//
+// All methods are safe for concurrent use.
+type Store struct {
+	db   *pebble.DB
+	opts options
+
+	// writeMu serializes writes and guards chains, local, broken and
+	// viewSeq.
+	writeMu sync.Mutex
+	chains  map[keys.PublicKey]*chain
+	// local maps validators to the appender writing their chain here.
+	local map[keys.PublicKey]*Appender
+	// broken is set when a write failed: Pebble may then hold state we
+	// could not sync, so the store refuses further writes.
+	broken error
+	// viewSeq numbers views; guarded by writeMu.
+	viewSeq uint64
+	// syncFailed holds the first failed fsync, seen by settle without
+	// writeMu.
+	syncFailed atomic.Pointer[error]
+
+	viewMu sync.Mutex
+	cur    *view
+	closed bool
+	// published is closed and replaced whenever cur changes (or a sync
+	// fails, or the store closes), waking waitVisible.
+	published chan struct{}
+	// liveViews counts snapshots not yet closed; Close waits for them
+	// because Pebble must not be closed under an open snapshot.
+	liveViews sync.WaitGroup
+
+	// appenderList is closed by Close; guarded by viewMu.
+	appenderList []*Appender
+}
+
+// chain is the writer's in-memory state of one validator's chain.
+type chain struct {
+	head  *Block
+	ref   BlockRef
+	tree  *Tree
+	empty bool // no block yet
+}
+
+type options struct {
+	decisionCheck func([]byte) error
+	pebble        *pebble.Options
+	now           func() time.Time
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithDecisionCheck replaces CheckDecision as the check every decision
+// record must pass before it is stored.
+func WithDecisionCheck(check func([]byte) error) Option {
+	return func(o *options) { o.decisionCheck = check }
+}
+
+// WithPebbleOptions replaces PebbleOptions (for tests: a vfs, small
+// caches). Open still adds a logger and a 64 MiB block cache where o has
+// none.
+func WithPebbleOptions(o *pebble.Options) Option { return func(opts *options) { opts.pebble = o } }
+
+// WithClock sets the clock block times come from (tests, vectors).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// Open opens or creates the store in dir. It fails, saying what is wrong,
+// if the layout version differs or any validator's head pointer disagrees
+// with its stored blocks.
+func Open(dir string, opts ...Option) (*Store, error) {
+	o := options{decisionCheck: CheckDecision, now: time.Now}
+	for _, f := range opts {
+		f(&o)
+	}
+	po := PebbleOptions()
+	if o.pebble != nil {
+		po = o.pebble.Clone()
+	}
+	if po.Logger == nil {
+		po.Logger = quietLogger{}
+	}
+	if po.Cache == nil {
+		// Pebble's default 8 MiB cache cannot hold the index and filter
+		// blocks of a busy log, and every challenge check then reads them
+		// from disk.
+		c := pebble.NewCache(64 << 20)
+		defer c.Unref()
+		po.Cache = c
+	}
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
+	}
+	s := &Store{db: db, opts: o, chains: map[keys.PublicKey]*chain{}, local: map[keys.PublicKey]*Appender{}}
+	if err := s.checkVersion(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
+	}
+	if err := s.loadChains(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
+	}
+	s.cur = s.newView()
+	s.published = make(chan struct{})
+	return s, nil
+}
+
+func (s *Store) checkVersion() error {
+	v, closer, err := s.db.Get(layout.MetaKey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		iter, err := s.db.NewIter(nil)
+		if err != nil {
+			return err
+		}
+		nonEmpty := iter.First()
+		iter.Close()
+		if nonEmpty {
+			return fmt.Errorf("%w: data present but no layout version key", ErrCorrupt)
+		}
+		return s.db.Set(layout.MetaKey, []byte(layout.Version), pebble.Sync)
+	}
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	if string(v) != layout.Version {
+		return fmt.Errorf("store layout %q, this code reads %q", v, layout.Version)
+	}
+	return nil
+}
+
+// Close waits for appenders to finish what they hold, then closes the
+// database. Reads and writes after Close fail with ErrClosed.
+func (s *Store) Close() error {
+	s.viewMu.Lock()
+	if s.closed {
+		s.viewMu.Unlock()
+		return ErrClosed
+	}
+	s.closed = true
+	appenders := s.appenderList
+	s.viewMu.Unlock()
+	for _, a := range appenders {
+		a.Close()
+	}
+
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if s.broken == nil {
+		s.broken = ErrClosed
+	}
+	s.viewMu.Lock()
+	old := s.cur
+	s.cur = nil
+	s.wakeLocked()
+	s.viewMu.Unlock()
+	s.release(old)
+	s.liveViews.Wait()
+	return s.db.Close()
+}
+
+// PebbleOptions returns the Pebble options Open uses by default: bloom
+// filters (nearly every challenge lookup misses) and 32 MiB memtables.
+// Open adds a 64 MiB block cache and a logger.
+func PebbleOptions() *pebble.Options {
+	o := &pebble.Options{MemTableSize: 32 << 20, Logger: quietLogger{}}
+	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	return o
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)           {}
+func (quietLogger) Errorf(format string, a ...any) { log.Printf("ledger store: "+format, a...) }
+func (quietLogger) Fatalf(format string, a ...any) { panic(fmt.Sprintf(format, a...)) }

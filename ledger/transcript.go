@@ -1,0 +1,243 @@
+package ledger
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/envs"
+	"github.com/affine-ledger/ledger/keys"
+)
+
+// TranscriptFormat is the version of the transcript record this code writes
+// and reads.
+const TranscriptFormat = 1
+
+// Transcript is the full record of one challenge put to one miner: what was
+// asked, every message exchanged, how it was scored and how the exchange
+// went. It is a leaf of its validator's log and is covered by the signature
+// of the block that links it (spec/ledger.md#transcript).
+//
+// Every field is always encoded; "absent" is the zero value (empty string, 0)
+// except Usage, which is null when the endpoint reported none.
+type Transcript struct {
+	Format    uint64       `cbor:"v" json:"v"`
+	Challenge challenge.ID `cbor:"challenge" json:"challenge"`
+	// Env and EnvVersion repeat the challenge ID's so that readers and
+	// indexes need not parse it; they must agree with it.
+	Env        string         `cbor:"env" json:"env"`
+	EnvVersion uint16         `cbor:"env_version" json:"env_version"`
+	Validator  keys.PublicKey `cbor:"validator" json:"validator"`
+	Miner      Miner          `cbor:"miner" json:"miner"`
+	// Duel is the duel this challenge was drawn for; zero for none.
+	Duel DuelID `cbor:"duel" json:"duel"`
+	// Invocation is unique per request to the miner, so that two runs of
+	// one challenge (a retry, a re-execution) are told apart.
+	Invocation InvocationID `cbor:"invocation" json:"invocation"`
+	// Conversation holds every message of every turn in order: the
+	// environment's observations and the model's replies.
+	Conversation []envs.Message `cbor:"conversation" json:"conversation"`
+	// TurnRewards holds the reward of each Step, in order.
+	TurnRewards []int64 `cbor:"turn_rewards" json:"turn_rewards"`
+	Reward      int64   `cbor:"reward" json:"reward"`
+	Reason      string  `cbor:"reason" json:"reason"`
+	// LatencyMS is the summed wall time of the miner's replies.
+	LatencyMS uint64 `cbor:"latency_ms" json:"latency_ms"`
+	// Attempts counts requests made, retries included.
+	Attempts uint32 `cbor:"attempts" json:"attempts"`
+	// Error is the last transport or protocol error, empty if none.
+	Error string `cbor:"error" json:"error"`
+	// HTTPStatus of the last response, 0 if none was received.
+	HTTPStatus uint16 `cbor:"http_status" json:"http_status"`
+	Usage      *Usage `cbor:"usage" json:"usage"`
+	// StartedMS and FinishedMS are unix milliseconds.
+	StartedMS  int64 `cbor:"started_ms" json:"started_ms"`
+	FinishedMS int64 `cbor:"finished_ms" json:"finished_ms"`
+}
+
+// Miner identifies the model under test as committed on chain.
+type Miner struct {
+	Hotkey    keys.PublicKey `cbor:"hotkey" json:"hotkey"`
+	UID       uint16         `cbor:"uid" json:"uid"`
+	Model     string         `cbor:"model" json:"model"`
+	Revision  string         `cbor:"revision" json:"revision"`
+	ModelHash Bytes          `cbor:"model_hash" json:"model_hash"`
+	// Endpoint is the chute ID or base URL the validator queried.
+	Endpoint string `cbor:"endpoint" json:"endpoint"`
+}
+
+// Bytes is a byte string: CBOR bytes, JSON lower-case hex.
+type Bytes []byte
+
+// MarshalText writes lower-case hex.
+func (b Bytes) MarshalText() ([]byte, error) { return []byte(hex.EncodeToString(b)), nil }
+
+// UnmarshalText reads hex.
+func (b *Bytes) UnmarshalText(t []byte) error {
+	out, err := hex.DecodeString(string(t))
+	if err != nil {
+		return fmt.Errorf("bytes: %w", err)
+	}
+	*b = out
+	return nil
+}
+
+// Usage is the token accounting an OpenAI-compatible endpoint reports,
+// summed over turns.
+type Usage struct {
+	PromptTokens     uint64 `cbor:"prompt_tokens" json:"prompt_tokens"`
+	CompletionTokens uint64 `cbor:"completion_tokens" json:"completion_tokens"`
+}
+
+// InvocationID is 16 bytes unique to one request.
+type InvocationID [16]byte
+
+// NewInvocationID returns 16 random bytes.
+func NewInvocationID() InvocationID {
+	var id InvocationID
+	if _, err := rand.Read(id[:]); err != nil {
+		// crypto/rand.Read does not fail on supported platforms (Go 1.24+).
+		panic(fmt.Sprintf("ledger: crypto/rand: %v", err))
+	}
+	return id
+}
+
+// String returns lower-case hex.
+func (id InvocationID) String() string { return hex.EncodeToString(id[:]) }
+
+// MarshalText writes lower-case hex (JSON).
+func (id InvocationID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText reads 32 hex characters.
+func (id *InvocationID) UnmarshalText(b []byte) error {
+	if len(b) != 32 {
+		return fmt.Errorf("invocation ID: want 32 hex characters, got %d", len(b))
+	}
+	_, err := hex.Decode(id[:], b)
+	return err
+}
+
+// Check enforces the rules of spec/ledger.md#transcript that the encoding
+// alone does not: format, consistency with the challenge ID, limits.
+func (t *Transcript) Check() error {
+	const what = "transcript"
+	if t.Format != TranscriptFormat {
+		return malformed(what, "format %d, this code reads %d", t.Format, TranscriptFormat)
+	}
+	if err := challenge.CheckEnvName(t.Challenge.Env); err != nil || t.Challenge.Version == 0 {
+		return malformed(what, "challenge ID is not set")
+	}
+	if t.Env != t.Challenge.Env || t.EnvVersion != t.Challenge.Version {
+		return malformed(what, "env %s v%d disagrees with challenge %s", t.Env, t.EnvVersion, t.Challenge)
+	}
+	if t.Validator == (keys.PublicKey{}) {
+		return malformed(what, "validator is not set")
+	}
+	if t.Miner.Hotkey == (keys.PublicKey{}) {
+		return malformed(what, "miner hotkey is not set")
+	}
+	if t.Invocation == (InvocationID{}) {
+		return malformed(what, "invocation ID is not set")
+	}
+	for _, f := range [...]struct{ name, s string }{
+		{"reason", t.Reason}, {"error", t.Error}, {"miner model", t.Miner.Model},
+		{"miner revision", t.Miner.Revision}, {"miner endpoint", t.Miner.Endpoint},
+	} {
+		if len(f.s) > MaxTextField {
+			return malformed(what, "%s has %d bytes, max %d", f.name, len(f.s), MaxTextField)
+		}
+		if !utf8.ValidString(f.s) {
+			return malformed(what, "%s is not valid UTF-8", f.name)
+		}
+	}
+	if len(t.Miner.ModelHash) > MaxModelHash {
+		return malformed(what, "model hash has %d bytes, max %d", len(t.Miner.ModelHash), MaxModelHash)
+	}
+	if len(t.Conversation) > MaxMessages {
+		return malformed(what, "conversation has %d messages, max %d", len(t.Conversation), MaxMessages)
+	}
+	total := 0
+	for i, m := range t.Conversation {
+		if !validRole(m.Role) {
+			return malformed(what, "message %d: role %q must be 1 to %d characters from [a-z_]", i, clip(m.Role), MaxRoleBytes)
+		}
+		if !utf8.ValidString(m.Content) {
+			return malformed(what, "message %d: content is not valid UTF-8", i)
+		}
+		total += len(m.Role) + len(m.Content)
+		if total > MaxConversationBytes {
+			return malformed(what, "conversation exceeds %d bytes at message %d", MaxConversationBytes, i)
+		}
+	}
+	if len(t.TurnRewards) > MaxTurnRewards {
+		return malformed(what, "%d turn rewards, max %d", len(t.TurnRewards), MaxTurnRewards)
+	}
+	if t.StartedMS < 0 || t.FinishedMS < t.StartedMS {
+		return malformed(what, "times started %d finished %d: want 0 <= started <= finished", t.StartedMS, t.FinishedMS)
+	}
+	return nil
+}
+
+func validRole(r string) bool {
+	if len(r) == 0 || len(r) > MaxRoleBytes {
+		return false
+	}
+	for i := 0; i < len(r); i++ {
+		if c := r[i]; (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// Encode checks t and returns its canonical bytes and CID.
+func (t *Transcript) Encode() ([]byte, cid.Cid, error) {
+	if err := t.Check(); err != nil {
+		return nil, cid.Undef, err
+	}
+	b, c, err := codec.Encode(t)
+	if err != nil {
+		return nil, cid.Undef, fmt.Errorf("transcript: %w", err)
+	}
+	if len(b) > MaxTranscriptBytes {
+		return nil, cid.Undef, malformed("transcript", "%d bytes, max %d", len(b), MaxTranscriptBytes)
+	}
+	return b, c, nil
+}
+
+// DecodeTranscript parses and checks an encoded transcript. It never panics.
+func DecodeTranscript(data []byte) (*Transcript, error) {
+	if len(data) > MaxTranscriptBytes {
+		return nil, malformed("transcript", "%d bytes, max %d", len(data), MaxTranscriptBytes)
+	}
+	var t Transcript
+	if err := codec.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
+	}
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+func decodeHex32(what string, b []byte, out *[32]byte) error {
+	if len(b) != 64 {
+		return fmt.Errorf("%s: want 64 hex characters, got %d", what, len(b))
+	}
+	if _, err := hex.Decode(out[:], b); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+package ledger_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/envs"
+	"github.com/affine-ledger/ledger/internal/golden"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// The vectors of spec/ledger.md: everything is fixed except signatures,
+// which sr25519 randomizes. The test takes the signatures from the file,
+// checks that they verify over the bytes it derives, and then rebuilds the
+// whole file from code and compares it byte for byte. LEDGER_UPDATE_VECTORS=1
+// signs afresh and rewrites it.
+
+type ledgerVectors struct {
+	Note        string            `json:"note"`
+	Validator   vectorKey         `json:"validator"`
+	Duel        vectorDuel        `json:"duel"`
+	Transcripts []vectorRecord    `json:"transcripts"`
+	Decisions   []vectorRecord    `json:"decisions"`
+	Blocks      []vectorBlock     `json:"blocks"`
+	Inclusion   []vectorInclusion `json:"inclusion_proofs"`
+	Consistency []vectorConsist   `json:"consistency_proofs"`
+}
+
+type vectorKey struct {
+	URI       string `json:"uri"`
+	PublicKey string `json:"public_key"`
+	SS58      string `json:"ss58"`
+}
+
+type vectorDuel struct {
+	Value ledger.Duel   `json:"value"`
+	ID    ledger.DuelID `json:"id"`
+}
+
+type vectorRecord struct {
+	Value    any    `json:"value,omitempty"`
+	Hex      string `json:"hex"`
+	CID      string `json:"cid"`
+	LeafHash string `json:"leaf_hash,omitempty"`
+}
+
+type vectorBlock struct {
+	Header         ledger.Header     `json:"header"`
+	HeaderHex      string            `json:"header_hex"`
+	SigningMessage string            `json:"signing_message_hex"`
+	Signature      string            `json:"signature"`
+	Hex            string            `json:"hex"`
+	CID            string            `json:"cid"`
+	Checkpoint     ledger.Checkpoint `json:"checkpoint"`
+}
+
+type vectorInclusion struct {
+	Leaf uint64   `json:"leaf"`
+	Size uint64   `json:"size"`
+	Path []string `json:"path"`
+}
+
+type vectorConsist struct {
+	Size1 uint64   `json:"size1"`
+	Size2 uint64   `json:"size2"`
+	Proof []string `json:"proof"`
+}
+
+func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.DuelID) []ledger.Transcript {
+	anchor := sha256.Sum256([]byte("vector anchor"))
+	mk := func(env string, counter uint64) challenge.ID {
+		id, err := challenge.Derive(anchor, v, env, 1, counter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	miner := keys.PublicKey(sha256.Sum256([]byte("vector miner")))
+	base := func(id challenge.ID, inv byte) ledger.Transcript {
+		return ledger.Transcript{
+			Format: ledger.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version,
+			Validator: v, Duel: duel, Invocation: ledger.InvocationID{inv, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+			Miner:     ledger.Miner{Hotkey: miner, UID: 17, Model: "org/champion", Revision: "a1b2c3d", ModelHash: ledger.Bytes{0xab, 0xcd}, Endpoint: "chute-1234"},
+			StartedMS: 1_750_000_000_000, FinishedMS: 1_750_000_001_500, Attempts: 1, HTTPStatus: 200,
+		}
+	}
+	a := base(mk("mult8", 0), 0xa0)
+	a.Conversation = []envs.Message{
+		{Role: "system", Content: "Answer with <answer>N</answer>."},
+		{Role: "user", Content: "What is 12345678 × 87654321?"},
+		{Role: "assistant", Content: "<answer>1082152022374638</answer>"},
+	}
+	a.TurnRewards, a.Reward, a.Reason, a.LatencyMS = []int64{1}, 1, "correct", 1432
+	a.Usage = &ledger.Usage{PromptTokens: 31, CompletionTokens: 12}
+
+	b := base(mk("tictactoe", 0), 0xb0)
+	b.Conversation = []envs.Message{
+		{Role: "user", Content: "You are X. Board:\n...\n...\n...\nMove?"},
+		{Role: "assistant", Content: "<move>5</move>"},
+		{Role: "user", Content: "O played 1. Move?"},
+		{Role: "assistant", Content: "<move>9</move>"},
+	}
+	b.TurnRewards, b.Reward, b.Reason, b.LatencyMS, b.Attempts = []int64{0, -1}, -1, "lost", 2210, 2
+
+	c := base(mk("sat", 3), 0xc0)
+	c.Conversation = []envs.Message{{Role: "user", Content: "Solve."}}
+	c.TurnRewards, c.Reward, c.Reason, c.LatencyMS = []int64{}, 0, "no answer", 30000
+	c.Error, c.HTTPStatus, c.Attempts = "timeout after 30s", 0, 3
+	c.Duel = ledger.DuelID{}
+	return []ledger.Transcript{a, b, c}
+}
+
+func TestVectors(t *testing.T) {
+	update := os.Getenv(golden.UpdateEnv) == "1"
+	var stored ledgerVectors
+	if !update {
+		raw, err := os.ReadFile(golden.VectorPath("ledger.json"))
+		if err != nil {
+			t.Fatalf("read vectors (run `make vectors` once to create them): %v", err)
+		}
+		if err := json.Unmarshal(raw, &stored); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := alice(t)
+	v := k.Public()
+	duel := ledger.Duel{Champion: keys.PublicKey(sha256.Sum256([]byte("vector miner"))), Contender: keys.PublicKey(sha256.Sum256([]byte("vector contender"))), Start: ledger.Anchor{Number: 4_200_000, Hash: sha256.Sum256([]byte("vector anchor"))}}
+	out := ledgerVectors{
+		Note:      "spec/ledger.md. Everything but the signatures is deterministic; signatures are sr25519 (randomized) and must verify under validator.public_key over signing_message_hex. Byte strings are lower-case hex; public keys inside values are SS58 addresses, links CID strings.",
+		Validator: vectorKey{URI: "//Alice", PublicKey: hex.EncodeToString(v[:]), SS58: v.SS58()},
+		Duel:      vectorDuel{Value: duel, ID: duel.ID()},
+	}
+	var leaves []cid.Cid
+	for _, tr := range vectorTranscripts(t, v, duel.ID()) {
+		raw, c, err := tr.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaves = append(leaves, c)
+		lh := ledger.LeafHash(c)
+		out.Transcripts = append(out.Transcripts, vectorRecord{Value: tr, Hex: hex.EncodeToString(raw), CID: c.String(), LeafHash: lh.String()})
+	}
+	decision, err := codec.Marshal(map[string]any{"kind": "example", "winner": "contender"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decisionCID := codec.Sum(decision)
+	out.Decisions = append(out.Decisions, vectorRecord{Hex: hex.EncodeToString(decision), CID: decisionCID.String()})
+
+	headers := []ledger.Header{
+		{Format: ledger.BlockFormat, Validator: v, Height: 0, TimeMS: 1_750_000_002_000, Anchor: duel.Start,
+			Transcripts: []codec.Link{codec.LinkTo(leaves[0]), codec.LinkTo(leaves[1])}, Decisions: []codec.Link{},
+			Checkpoint: ledger.CheckpointOf(leaves[:2])},
+		{Format: ledger.BlockFormat, Validator: v, Height: 1, TimeMS: 1_750_000_014_000, Anchor: ledger.Anchor{Number: 4_200_001, Hash: sha256.Sum256([]byte("vector anchor 2"))},
+			Transcripts: []codec.Link{codec.LinkTo(leaves[2])}, Decisions: []codec.Link{codec.LinkTo(decisionCID)},
+			Checkpoint: ledger.CheckpointOf(leaves)},
+	}
+	var blocksRaw [][]byte
+	var prev cid.Cid
+	for i, h := range headers {
+		if i > 0 {
+			h.Prev = codec.LinkTo(prev)
+		}
+		msg, err := h.SigningBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var blk *ledger.Block
+		if update {
+			if blk, _, _, err = ledger.Sign(h, k); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if len(stored.Blocks) != len(headers) {
+				t.Fatalf("vector file has %d blocks, want %d", len(stored.Blocks), len(headers))
+			}
+			var sig keys.Signature
+			if b, err := hex.DecodeString(stored.Blocks[i].Signature); err != nil || len(b) != len(sig) {
+				t.Fatalf("block %d: stored signature is not 64 hex bytes", i)
+			} else {
+				copy(sig[:], b)
+			}
+			if !keys.Verify(v, msg, sig) {
+				t.Fatalf("block %d: stored signature does not verify over the signing message this code derives", i)
+			}
+			blk = &ledger.Block{Header: h, Signature: sig}
+		}
+		raw, c, err := codec.Encode(blk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ledger.DecodeBlock(raw)
+		if err != nil || back.VerifySignature() != nil {
+			t.Fatalf("block %d does not decode and verify: %v", i, err)
+		}
+		headerRaw, _ := codec.Marshal(&h)
+		out.Blocks = append(out.Blocks, vectorBlock{
+			Header: h, HeaderHex: hex.EncodeToString(headerRaw), SigningMessage: hex.EncodeToString(msg),
+			Signature: hex.EncodeToString(blk.Signature[:]), Hex: hex.EncodeToString(raw), CID: c.String(), Checkpoint: h.Checkpoint,
+		})
+		blocksRaw = append(blocksRaw, raw)
+		prev = c
+	}
+
+	// The blocks are a valid chain: a store accepts them from a peer and
+	// computes the proofs from what it stored.
+	s := open(t, t.TempDir())
+	defer s.Close()
+	objs := map[cid.Cid][]byte{decisionCID: decision}
+	for i, tr := range out.Transcripts {
+		b, _ := hex.DecodeString(tr.Hex)
+		objs[leaves[i]] = b
+	}
+	for i, raw := range blocksRaw {
+		if _, err := s.Put(raw, objs); err != nil {
+			t.Fatalf("block %d: %v", i, err)
+		}
+	}
+	for _, q := range [][2]uint64{{0, 3}, {1, 3}, {2, 3}, {1, 2}} {
+		p, err := s.InclusionProof(v, q[0], q[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Inclusion = append(out.Inclusion, vectorInclusion{Leaf: q[0], Size: q[1], Path: hexes(p)})
+	}
+	p, err := s.ConsistencyProof(v, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ledger.VerifyConsistency(headers[0].Checkpoint, headers[1].Checkpoint, p); err != nil {
+		t.Fatal(err)
+	}
+	out.Consistency = append(out.Consistency, vectorConsist{Size1: 2, Size2: 3, Proof: hexes(p)})
+
+	golden.CheckJSON(t, "ledger.json", out)
+
+	// File to code: every transcript's bytes decode and re-encode to
+	// themselves.
+	for i, tr := range out.Transcripts {
+		b, _ := hex.DecodeString(tr.Hex)
+		back, err := ledger.DecodeTranscript(b)
+		if err != nil {
+			t.Fatalf("transcript %d: %v", i, err)
+		}
+		again, _, _ := back.Encode()
+		if !bytes.Equal(again, b) {
+			t.Fatalf("transcript %d does not re-encode to its vector bytes", i)
+		}
+	}
+}
+
+func hexes(p [][]byte) []string {
+	out := make([]string, len(p))
+	for i, h := range p {
+		out[i] = hex.EncodeToString(h)
+	}
+	return out
+}

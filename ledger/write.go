@@ -1,0 +1,183 @@
+package ledger
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/internal/layout"
+)
+
+// encoded is a checked record with its canonical bytes and CID.
+type encoded struct {
+	raw []byte
+	cid cid.Cid
+}
+
+// leafRecord is an encoded transcript with what its indexes need.
+type leafRecord struct {
+	encoded
+	t         *Transcript
+	challenge []byte // binary form of t.Challenge
+	leaf      Hash   // LeafHash(cid), computed by the caller's goroutine
+}
+
+func newLeafRecord(t *Transcript, raw []byte, c cid.Cid) (leafRecord, error) {
+	ch, err := t.Challenge.MarshalBinary()
+	if err != nil {
+		return leafRecord{}, fmt.Errorf("transcript %s: %w", shortCID(c), err)
+	}
+	return leafRecord{encoded: encoded{raw, c}, t: t, challenge: ch, leaf: LeafHash(c)}, nil
+}
+
+// staged is a block with everything it links, checked and ready to commit.
+type staged struct {
+	blk       *Block
+	block     encoded
+	leaves    []leafRecord
+	decisions []encoded
+	// tree is the log after the block; nodes the Merkle nodes it added.
+	tree  *Tree
+	nodes []Node
+}
+
+// extend appends leaves to a clone of parent, recording the new nodes.
+func extend(parent *Tree, leaves []leafRecord) (*Tree, []Node) {
+	t := parent.Clone()
+	var nodes []Node
+	for _, l := range leaves {
+		t.appendLeaf(l.leaf, func(n Node) { nodes = append(nodes, n) })
+	}
+	return t, nodes
+}
+
+// challengeUsed reports whether v's log already holds challenge. It reads
+// the live database, not a view: the next block builds on every applied
+// block, durable yet or not.
+func (s *Store) challengeUsed(v keys.PublicKey, challenge []byte) (bool, error) {
+	return has(s.db, layout.ChallengeKey(challenge, v))
+}
+
+// inflight is a batch applied to the memtable whose WAL fsync may still be
+// running, with the view that shows exactly the data up to it. It becomes
+// visible (settle) only once its fsync returned.
+type inflight struct {
+	batch *pebble.Batch
+	view  *view
+}
+
+// apply writes st in one batch committed with pebble.Sync, but returns as
+// soon as the batch is applied, before its fsync: the caller settles it
+// outside writeMu, so the next batch can be built and applied while this
+// one syncs, and Pebble syncs them together. Caller holds writeMu.
+func (s *Store) apply(ch *chain, st *staged) (*inflight, error) {
+	v := st.blk.Validator
+	size := len(st.block.raw) + 64*len(st.nodes)
+	for _, l := range st.leaves {
+		size += len(l.raw) + 512
+	}
+	for _, d := range st.decisions {
+		size += len(d.raw) + 64
+	}
+	b := s.db.NewBatchWithSize(size)
+	set := func(k, val []byte) {
+		// Batch.Set only fails on a closed or read-only batch.
+		if err := b.Set(k, val, nil); err != nil {
+			panic(fmt.Sprintf("ledger: batch set: %v", err))
+		}
+	}
+	cb := st.block.cid.Bytes()
+	set(layout.ObjectKey(cb), st.block.raw)
+	set(layout.BlockKey(v, st.blk.Height), cb)
+	set(layout.HeadKey(v), cb)
+	first := st.blk.Checkpoint.Size - uint64(len(st.leaves))
+	for i, l := range st.leaves {
+		leaf := first + uint64(i)
+		lc := l.cid.Bytes()
+		ref := layout.Ref{Leaf: leaf, Height: st.blk.Height, CID: lc}.Append(nil)
+		set(layout.ObjectKey(lc), l.raw)
+		set(layout.LeafKey(v, leaf), ref)
+		set(layout.ChallengeKey(l.challenge, v), ref)
+		set(layout.MinerKey(l.t.Miner.Hotkey, v, leaf), ref)
+		if !l.t.Duel.IsZero() {
+			set(layout.DuelKey(l.t.Duel, v, leaf), ref)
+		}
+	}
+	for _, d := range st.decisions {
+		set(layout.ObjectKey(d.cid.Bytes()), d.raw)
+	}
+	for _, n := range st.nodes {
+		// Leaf hashes (level 0) follow from the leaf table's CIDs; storing
+		// them too would cost a key per transcript.
+		if n.Level > 0 {
+			set(layout.NodeKey(v, n.Level, n.Index), n.Hash[:])
+		}
+	}
+	f, err := s.applyBatch(b)
+	if err != nil {
+		return nil, fmt.Errorf("ledger store: write block %d of %s: %w", st.blk.Height, v, err)
+	}
+	ch.head = st.blk
+	ch.ref = BlockRef{Validator: v, Height: st.blk.Height, CID: st.block.cid}
+	ch.tree = st.tree
+	ch.empty = false
+	s.chains[v] = ch
+	return f, nil
+}
+
+// applyBatch applies b without waiting for its fsync and snapshots the
+// result. Caller holds writeMu, so the snapshot holds exactly the batches
+// applied so far, this one last.
+func (s *Store) applyBatch(b *pebble.Batch) (*inflight, error) {
+	if s.broken != nil {
+		b.Close()
+		return nil, fmt.Errorf("refusing writes: %w", s.broken)
+	}
+	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		s.broken = err
+		b.Close()
+		return nil, err
+	}
+	return &inflight{batch: b, view: s.newView()}, nil
+}
+
+// settle waits for f's fsync and then publishes its view. Batches settle in
+// the order they were applied per goroutine; publish keeps the newest view
+// whatever the order across goroutines. A failed fsync leaves Pebble with
+// data it could not make durable: the store then refuses all writes, and
+// nothing applied after it is ever published.
+func (s *Store) settle(f *inflight) error {
+	err := f.batch.SyncWait()
+	f.batch.Close()
+	if err == nil {
+		if p := s.syncFailed.Load(); p != nil {
+			err = *p
+		}
+	}
+	if err != nil {
+		s.syncFailed.CompareAndSwap(nil, &err)
+		s.writeMu.Lock()
+		if s.broken == nil {
+			s.broken = err
+		}
+		s.writeMu.Unlock()
+		s.release(f.view)
+		s.viewMu.Lock()
+		s.wakeLocked()
+		s.viewMu.Unlock()
+		return fmt.Errorf("ledger store: sync: %w", err)
+	}
+	s.publish(f.view)
+	return nil
+}
+
+// chainOf returns v's chain state, an empty one if v has no block. Caller
+// holds writeMu.
+func (s *Store) chainOf(v keys.PublicKey) *chain {
+	if ch, ok := s.chains[v]; ok {
+		return ch
+	}
+	return &chain{tree: NewTree(), empty: true}
+}
