@@ -19,7 +19,7 @@ unit:
 # Checks spec/vectors against independent JavaScript implementations (npm).
 interop:
 	@if command -v node >/dev/null && command -v npm >/dev/null; then \
-		cd spec/interop && npm ci --no-audit --no-fund --loglevel=error && node encoding.mjs; \
+		cd spec/interop && npm ci --no-audit --no-fund --loglevel=error && node encoding.mjs && node ledger.mjs; \
 	else echo "interop: node/npm not found, skipped"; fi
 
 fuzz:
