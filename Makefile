@@ -4,7 +4,7 @@ BIN      := bin/ledger
 FUZZTIME ?= 3s
 PKGS     := ./...
 
-.PHONY: build test unit interop fuzz fuzz-long bench demo lint vectors clean
+.PHONY: build test unit interop interop-spec interop-p2p fuzz fuzz-long bench demo lint vectors clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ledger
@@ -16,11 +16,22 @@ test: interop unit fuzz
 unit:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
-# Checks spec/vectors against independent JavaScript implementations (npm).
-interop:
+# Checks against independent JavaScript implementations (npm): spec/vectors through
+# @ipld/dag-cbor, @noble/hashes and @scure/sr25519, and a js-libp2p node on the gossip topic.
+interop: interop-spec interop-p2p
+
+interop-spec:
 	@if command -v node >/dev/null && command -v npm >/dev/null; then \
 		cd spec/interop && npm ci --no-audit --no-fund --loglevel=error && node encoding.mjs && node ledger.mjs; \
 	else echo "interop: node/npm not found, skipped"; fi
+
+# A js-libp2p node joins a Go node's gossip on loopback (spec/p2p.md): it
+# receives a block and checks it, and publishes one the Go node must store.
+interop-p2p:
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+		cd interop && npm ci --no-audit --no-fund --loglevel=error && \
+		LEDGER_INTEROP_P2P=1 $(GO) test -count=1 -timeout 120s -v -run TestJSNodeReceivesABlock . ; \
+	else echo "interop-p2p: node/npm not found, skipped"; fi
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

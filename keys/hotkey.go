@@ -14,10 +14,13 @@
 package keys
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
+	schnorrkel "github.com/ChainSafe/go-schnorrkel"
 	"github.com/fxamacker/cbor/v2"
+	"github.com/gtank/ristretto255"
 	subkey "github.com/vedhavyas/go-subkey/v2"
 	"github.com/vedhavyas/go-subkey/v2/sr25519"
 )
@@ -121,6 +124,12 @@ type Hotkey struct {
 	pub  PublicKey
 	// seed is the 32-byte mini secret key (what key files store).
 	seed [32]byte
+	// secret is the secret scalar, for signing without schnorrkel's
+	// SecretKey.Sign, which recomputes and re-encodes the public key (a
+	// base-point multiplication and an inverse square root, about half
+	// the cost of a signature) on every call. Nil for keys without a mini
+	// secret (soft-derived), which sign through pair. Read-only once set.
+	secret *ristretto255.Scalar
 }
 
 // Generate makes a new random hotkey.
@@ -157,8 +166,28 @@ func wrap(pair subkey.KeyPair) (*Hotkey, error) {
 	copy(k.pub[:], pair.Public())
 	if s := pair.Seed(); len(s) == 32 {
 		copy(k.seed[:], s)
+		k.secret = secretScalar(k.seed, k.pub)
 	}
 	return k, nil
+}
+
+// secretScalar expands a mini secret key the way go-subkey does
+// (ExpandEd25519) and returns its scalar, or nil unless that scalar's
+// public key is pub: signing must never use a secret that disagrees with
+// the public key the key reports.
+func secretScalar(seed [32]byte, pub PublicKey) *ristretto255.Scalar {
+	mini, err := schnorrkel.NewMiniSecretKeyFromRaw(seed)
+	if err != nil {
+		return nil
+	}
+	x, err := schnorrkel.ScalarFromBytes(mini.ExpandEd25519().Encode())
+	if err != nil {
+		return nil
+	}
+	if !bytes.Equal(ristretto255.NewElement().ScalarBaseMult(x).Encode(nil), pub[:]) {
+		return nil
+	}
+	return x
 }
 
 // Public returns the public key.
@@ -171,12 +200,41 @@ func (k *Hotkey) Seed() ([32]byte, bool) { return k.seed, k.seed != [32]byte{} }
 // Sign signs msg with the "substrate" context. sr25519 signatures are
 // randomized: signing twice gives two different valid signatures.
 func (k *Hotkey) Sign(msg []byte) (Signature, error) {
+	if k.secret != nil {
+		return k.signCached(msg)
+	}
 	var sig Signature
 	raw, err := k.pair.Sign(msg)
 	if err != nil {
 		return sig, fmt.Errorf("sign: %w", err)
 	}
 	copy(sig[:], raw)
+	return sig, nil
+}
+
+// signCached is schnorrkel's SecretKey.Sign (go-schnorrkel v1.1.0,
+// sign.go) step for step, with the cached secret scalar and public key:
+// transcript = signing context "substrate" over msg, then proto-name
+// "Schnorr-sig", sign:pk = the public key; random nonce r, R = r·B,
+// sign:R = R; c = the transcript's 64-byte "sign:c" challenge reduced mod
+// l; s = c·x + r; signature = R || s with the top bit of the last byte set
+// (schnorrkel's marker).
+func (k *Hotkey) signCached(msg []byte) (Signature, error) {
+	var sig Signature
+	t := schnorrkel.NewSigningContext([]byte("substrate"), msg)
+	t.AppendMessage([]byte("proto-name"), []byte("Schnorr-sig"))
+	t.AppendMessage([]byte("sign:pk"), k.pub[:])
+	r, err := schnorrkel.NewRandomScalar()
+	if err != nil {
+		return sig, fmt.Errorf("sign: %w", err)
+	}
+	ristretto255.NewElement().ScalarBaseMult(r).Encode(sig[:0])
+	t.AppendMessage([]byte("sign:R"), sig[:32])
+	c := ristretto255.NewScalar().FromUniformBytes(t.ExtractBytes([]byte("sign:c"), 64))
+	s := ristretto255.NewScalar().Multiply(c, k.secret)
+	s.Add(s, r)
+	s.Encode(sig[32:32])
+	sig[63] |= 128
 	return sig, nil
 }
 

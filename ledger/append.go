@@ -3,6 +3,8 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -38,13 +40,23 @@ type Appender struct {
 	// fsync and answers their requests; its capacity bounds how many
 	// blocks may be waiting for durability at once.
 	synced chan syncing
-	done   chan struct{}
+	slots  chan struct{}
+	// built carries signed blocks from the commit loop to the goroutine
+	// that applies them (see commitloop.go).
+	built chan *built
+	// next is the chain as of the last block built, which the next block
+	// extends; owned by the commit loop.
+	next *chain
+	done chan struct{}
 
 	// reserved holds the challenges of requests accepted by Add and not
 	// yet applied or dropped. Add checks the log (which holds every
 	// applied block) and this set, so the commit loop need not read.
 	reservedMu sync.Mutex
 	reserved   map[string]struct{}
+	// tail holds the challenges of applied blocks that may not be flushed
+	// to Pebble's tables yet (see challengeTail).
+	tail *challengeTail
 }
 
 // Receipt is the answer to one request once its block is durable.
@@ -98,27 +110,59 @@ func WithMaxWait(d time.Duration) AppenderOption { return func(a *Appender) { a.
 func (s *Store) NewAppender(key *keys.Hotkey, opts ...AppenderOption) (*Appender, error) {
 	a := &Appender{
 		s: s, key: key, maxBatch: MaxTranscriptsPerBlock,
-		queue: make(chan *appendReq, 1024), synced: make(chan syncing, 1), done: make(chan struct{}),
-		reserved: map[string]struct{}{},
+		queue: make(chan *appendReq, 1024), synced: make(chan syncing, zzDepth()), slots: make(chan struct{}, zzDepth()), built: make(chan *built, zzDepth()), done: make(chan struct{}),
+		reserved: map[string]struct{}{}, tail: newChallengeTail(s.flushedSeq),
 	}
 	for _, o := range opts {
 		o(a)
 	}
-	v := key.Public()
+	if err := s.register(a); err != nil {
+		return nil, err
+	}
+	// From now on only a writes the validator's challenges; flushing puts
+	// every one written before (by Put, or replayed from the WAL) in the
+	// tables that challenge checks read besides a's tail. The read lock
+	// keeps Close (and so the store's) from closing the database under the
+	// flush.
+	a.mu.RLock()
+	err := a.flushForChecks()
+	a.mu.RUnlock()
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Appender) flushForChecks() error {
+	if a.closed {
+		return fmt.Errorf("ledger store: %w", ErrClosed)
+	}
+	if err := a.s.db.Flush(); err != nil {
+		return fmt.Errorf("ledger store: new appender: flush: %w", err)
+	}
+	return nil
+}
+
+// register makes a the appender of its key's chain and starts its loop.
+func (s *Store) register(a *Appender) error {
+	v := a.key.Public()
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.viewMu.Lock()
 	defer s.viewMu.Unlock()
 	if s.closed {
-		return nil, fmt.Errorf("ledger store: %w", ErrClosed)
+		return fmt.Errorf("ledger store: %w", ErrClosed)
 	}
 	if _, busy := s.local[v]; busy {
-		return nil, fmt.Errorf("ledger store: validator %s already has an appender", v)
+		return fmt.Errorf("ledger store: validator %s already has an appender", v)
 	}
 	s.local[v] = a
 	s.appenderList = append(s.appenderList, a)
+	next := *s.chainOf(v)
+	a.next = &next
 	go a.run()
-	return a, nil
+	return nil
 }
 
 // Append adds transcripts and decisions to the chain and returns once the
@@ -129,8 +173,8 @@ func (a *Appender) Append(ctx context.Context, anchor Anchor, transcripts []Tran
 
 // Add checks and queues transcripts and decisions for the next block and
 // returns a Future. Every transcript must name the appender's validator and
-// use a challenge ID its log has not used (ErrChallengeReused, also when
-// two pending requests share one). anchor is the newest chain block the
+// use a challenge ID its log has not used with the same miner
+// (ErrChallengeReused, also when two pending requests share one). anchor is the newest chain block the
 // caller knows; a block takes the newest anchor of its requests (never
 // older than its parent's). If ctx ends before the request is taken into a
 // block, nothing is written and the Future returns ctx's error.
@@ -222,7 +266,7 @@ func (a *Appender) reserve(leaves []leafRecord) error {
 	}
 	a.reservedMu.Unlock()
 	for _, l := range leaves {
-		used, err := a.s.challengeUsed(a.key.Public(), l.challenge)
+		used, err := a.s.challengeUsedLocal(a.tail, a.key.Public(), l.challenge)
 		if err == nil && used {
 			err = fmt.Errorf("append: challenge %s: %w", l.t.Challenge, ErrChallengeReused)
 		}
@@ -259,4 +303,11 @@ func (a *Appender) Close() error {
 	}
 	s.writeMu.Unlock()
 	return nil
+}
+
+func zzDepth() int {
+	if d, err := strconv.Atoi(os.Getenv("ZZDEPTH")); err == nil {
+		return d
+	}
+	return 3
 }

@@ -33,8 +33,8 @@ var (
 	// not supplied, or its bytes do not hash to the link.
 	ErrMissingObject = errors.New("missing or altered object")
 	// ErrChallengeReused: a challenge ID appears twice in one validator's
-	// log.
-	ErrChallengeReused = errors.New("challenge ID already used by this validator")
+	// log with the same miner.
+	ErrChallengeReused = errors.New("challenge ID already used by this validator for this miner")
 	// ErrMissingParent: the block's parent is not stored yet; the caller
 	// should backfill. Returned as *MissingParentError.
 	ErrMissingParent = errors.New("parent block not stored")

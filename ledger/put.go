@@ -30,7 +30,7 @@ type PutResult struct {
 // extends it; another block there is the same key used elsewhere); every linked object is
 // supplied and hashes to its link; every transcript is well-formed, names
 // the block's validator and uses a challenge ID the validator's log has not
-// used; every decision passes the decision check; and its checkpoint is the
+// used with the same miner; every decision passes the decision check; and its checkpoint is the
 // parent's log extended by its transcripts (size and root).
 //
 // Errors: ErrInvalidBlock (with a *BlockError naming the reason) for a block

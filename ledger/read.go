@@ -217,13 +217,13 @@ func (s *Store) Transcript(c cid.Cid) (StoredTranscript, error) {
 		if err != nil {
 			return fmt.Errorf("transcript %s: %w: the object is not a transcript (%v)", c, ErrNotFound, err)
 		}
-		// The challenge index locates it: one transcript per challenge
-		// and validator.
+		// The challenge index locates it: one transcript per challenge,
+		// miner and validator.
 		bin, err := t.Challenge.MarshalBinary()
 		if err != nil {
 			return err
 		}
-		val, ok, err := get(r, layout.ChallengeKey(bin, t.Validator))
+		val, ok, err := get(r, layout.ChallengeKey(append(bin, t.Miner.Hotkey[:]...), t.Validator))
 		if err != nil {
 			return err
 		}
@@ -268,8 +268,9 @@ func (s *Store) TranscriptsByDuel(duel DuelID) iter.Seq2[TranscriptRef, error] {
 	})
 }
 
-// TranscriptsByChallenge streams every validator's transcript of id (at
-// most one per validator: its own run or its re-execution of a peer's).
+// TranscriptsByChallenge streams every validator's transcripts of id, by
+// miner then validator (at most one per validator and miner: a duel puts a
+// challenge to both of its miners; another validator may run it too).
 func (s *Store) TranscriptsByChallenge(id challenge.ID) iter.Seq2[TranscriptRef, error] {
 	bin, err := id.MarshalBinary()
 	if err != nil {

@@ -52,6 +52,9 @@ type Store struct {
 	// syncFailed holds the first failed fsync, seen by settle without
 	// writeMu.
 	syncFailed atomic.Pointer[error]
+	// flushedSeq is the highest Pebble sequence number flushed from the
+	// memtables to tables that new iterators see (see challengeTail).
+	flushedSeq *atomic.Uint64
 
 	viewMu sync.Mutex
 	cur    *view
@@ -91,8 +94,8 @@ func WithDecisionCheck(check func([]byte) error) Option {
 }
 
 // WithPebbleOptions replaces PebbleOptions (for tests: a vfs, small
-// caches). Open still adds a logger and a 64 MiB block cache where o has
-// none.
+// caches). Open still adds a logger and a block cache (see cacheSize) where
+// o has none.
 func WithPebbleOptions(o *pebble.Options) Option { return func(opts *options) { opts.pebble = o } }
 
 // WithClock sets the clock block times come from (tests, vectors).
@@ -117,15 +120,17 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		// Pebble's default 8 MiB cache cannot hold the index and filter
 		// blocks of a busy log, and every challenge check then reads them
 		// from disk.
-		c := pebble.NewCache(64 << 20)
+		c := pebble.NewCache(cacheSize(po))
 		defer c.Unref()
 		po.Cache = c
 	}
+	flushed := new(atomic.Uint64)
+	po.AddEventListener(pebble.EventListener{FlushEnd: func(info pebble.FlushInfo) { noteFlushed(flushed, info) }})
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
 	}
-	s := &Store{db: db, opts: o, chains: map[keys.PublicKey]*chain{}, local: map[keys.PublicKey]*Appender{}}
+	s := &Store{db: db, opts: o, chains: map[keys.PublicKey]*chain{}, local: map[keys.PublicKey]*Appender{}, flushedSeq: flushed}
 	if err := s.checkVersion(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
@@ -194,12 +199,37 @@ func (s *Store) Close() error {
 }
 
 // PebbleOptions returns the Pebble options Open uses by default: bloom
-// filters (nearly every challenge lookup misses) and 32 MiB memtables.
-// Open adds a 64 MiB block cache and a logger.
+// filters on every level (nearly every challenge lookup misses; L1 and
+// below inherit L0's policy) and 32 MiB memtables. Open adds a block cache
+// (64 MiB for blocks, see cacheSize) and a logger.
 func PebbleOptions() *pebble.Options {
 	o := &pebble.Options{MemTableSize: 32 << 20, Logger: quietLogger{}}
 	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
 	return o
+}
+
+// blockCacheBytes is what the block cache keeps for sstable blocks: the
+// index and filter blocks every challenge check reads, and recent data.
+const blockCacheBytes = 64 << 20
+
+// cacheSize is the block cache to create for o: blockCacheBytes plus what
+// Pebble reserves in the cache for memtables. Pebble charges every live
+// memtable's full size to the block cache (the mutable one, those queued
+// for flushing, and flushed ones still referenced), so a 64 MiB cache with
+// 32 MiB memtables held no blocks at all, and every challenge check read
+// and decompressed index and filter blocks from the file system.
+func cacheSize(o *pebble.Options) int64 {
+	memtable := o.MemTableSize
+	if memtable == 0 {
+		memtable = 4 << 20 // Pebble's default
+	}
+	queued := o.MemTableStopWritesThreshold
+	if queued <= 0 {
+		queued = 2 // Pebble's default
+	}
+	// The mutable memtable, the queue, and one flushed but still
+	// referenced by an iterator.
+	return blockCacheBytes + int64(queued+2)*int64(memtable)
 }
 
 type quietLogger struct{}

@@ -271,6 +271,17 @@ func TestChallengeReuse(t *testing.T) {
 	if h, _ := s.Head(v); h.Checkpoint.Size != 3 {
 		t.Fatalf("log has %d transcripts, want 3", h.Checkpoint.Size)
 	}
+	// A duel puts one challenge to two miners: the same challenge with
+	// another miner is a new use, found again by its CID.
+	paired := ledgertest.Transcript(v, 1, 0)
+	paired.Miner.Hotkey[1] ^= 0xff
+	rc, err := a.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{paired}, nil)
+	if err != nil {
+		t.Fatalf("same challenge, other miner: %v", err)
+	}
+	if st, err := s.Transcript(rc.Transcripts[0]); err != nil || st.Ref.Leaf != 3 {
+		t.Fatalf("paired transcript: leaf %d, %v", st.Ref.Leaf, err)
+	}
 	// Another validator may run the same challenge (a re-execution).
 	b := appender(t, s, bob(t))
 	other := ledgertest.Transcript(v, 0, 0)
@@ -287,6 +298,16 @@ func TestChallengeReuse(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("challenge index lists %d transcripts, want 2", n)
+	}
+	n = 0
+	for _, err := range s.TranscriptsByChallenge(paired.Challenge) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("challenge index lists %d transcripts of the paired challenge, want 2", n)
 	}
 }
 

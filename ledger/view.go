@@ -131,6 +131,23 @@ func has(r reader, key []byte) (bool, error) {
 	return true, nil
 }
 
+// hasFiltered is has for keys that are nearly always absent (challenge
+// checks). DB.Get never reads the bloom filters of the bottom level (L6),
+// where most of a store's tables are, so a miss there costs an index and
+// a data block read; an iterator can be told to use them. tablesOnly skips
+// the memtables (r must then be the DB, not a snapshot).
+func hasFiltered(r reader, key []byte, tablesOnly bool) (bool, error) {
+	iter, err := r.NewIter(&pebble.IterOptions{UseL6Filters: true, OnlyReadGuaranteedDurable: tablesOnly})
+	if err != nil {
+		return false, err
+	}
+	found := iter.SeekPrefixGE(key) && bytes.Equal(iter.Key(), key)
+	if err := iter.Close(); err != nil {
+		return false, err
+	}
+	return found, nil
+}
+
 func prefixIter(r reader, lower, upper []byte) (*pebble.Iterator, error) {
 	return r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 }

@@ -24,7 +24,18 @@ re-execute and verify them.` + exitCodesHelp,
 		newKeysCmd(),
 		newMinerCmd(),
 		newDuelCmd(),
+		newVerifyCmd(),
+		newTranscriptsCmd(),
+		newProveCmd(),
+		newVerifyProofCmd(),
+		newConsistencyCmd(),
+		newExportCmd(),
+		newImportCmd(),
 		newChainCmd(),
+		newRatioCmd(),
+		newNodeCmd(),
+		newPeersCmd(),
+		newServeCmd(),
 	)
 	return root
 }

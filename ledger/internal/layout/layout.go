@@ -25,7 +25,7 @@ const (
 	Block     = 'b'  // 'b' V BE64(height) -> CID of the block
 	Leaf      = 'l'  // 'l' V BE64(leaf) -> Ref of transcript number leaf
 	Node      = 'n'  // 'n' V u8(level) BE64(index) -> 32-byte Merkle node hash, level >= 1
-	Challenge = 'c'  // 'c' challenge-binary V -> Ref
+	Challenge = 'c'  // 'c' challenge-binary M V -> Ref
 	Miner     = 'm'  // 'm' M V BE64(leaf) -> Ref, M the miner's hotkey
 	Duel      = 'd'  // 'd' D V BE64(leaf) -> Ref
 	Fork      = 'f'  // 'f' V BE64(height) CID(proof) -> empty
@@ -67,8 +67,10 @@ func NodeKey(v [32]byte, level uint, index uint64) []byte {
 	return key(Node, v[:], []byte{byte(level)}, be64(index))
 }
 
-// ChallengeKey is 'c' challenge V. The challenge's binary form starts with
-// its own length, so no key is a prefix of another challenge's keys.
+// ChallengeKey is 'c' challenge V, where challenge is the challenge's
+// binary form followed by the miner's 32-byte hotkey (spec/store.md: 'c' CH
+// M V). The binary form starts with its own length, so no key is a prefix
+// of another challenge's keys.
 func ChallengeKey(challenge []byte, v [32]byte) []byte { return key(Challenge, challenge, v[:]) }
 
 // ChallengePrefix is 'c' challenge: every validator's use of a challenge.

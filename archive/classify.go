@@ -1,0 +1,32 @@
+package archive
+
+import (
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// Kind is what a section holds where the archive's order allows a block or
+// a fork proof.
+type Kind int
+
+const (
+	// Other is neither: a transcript or decision out of place, or garbage.
+	Other Kind = iota
+	Block
+	ForkProof
+)
+
+// Classify tells a block from a fork proof by shape alone (the strict
+// decoder rejects unknown fields, so the two never both match); whether
+// the record is valid is for the caller to check.
+func Classify(data []byte) Kind {
+	var b ledger.Block
+	if codec.Unmarshal(data, &b) == nil {
+		return Block
+	}
+	var p ledger.ForkProof
+	if codec.Unmarshal(data, &p) == nil {
+		return ForkProof
+	}
+	return Other
+}

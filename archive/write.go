@@ -1,0 +1,161 @@
+package archive
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// ErrEmpty is returned by Export for a store with no chain: a CARv1 needs
+// at least one root.
+var ErrEmpty = errors.New("the store has no chain to export")
+
+// Stats counts what Export wrote or Import loaded.
+type Stats struct {
+	Chains      int   `json:"chains"`
+	Blocks      int   `json:"blocks"`
+	Transcripts int   `json:"transcripts"`
+	Decisions   int   `json:"decisions"`
+	ForkProofs  int   `json:"fork_proofs"`
+	Bytes       int64 `json:"bytes"`
+}
+
+// header is the CARv1 header, a DAG-CBOR map {roots, version}.
+type header struct {
+	Roots   []codec.Link `cbor:"roots"`
+	Version uint64       `cbor:"version"`
+}
+
+// Export writes every chain of s (as of when it starts) and every fork
+// proof to w as a CARv1. The sections are written by hand rather than
+// through go-car's writer, whose index of every CID written grows with the
+// ledger; go-car reads them back (Reader).
+func Export(s *ledger.Store, w io.Writer) (Stats, error) {
+	var heads []ledger.Head
+	for h, err := range s.Heads() {
+		if err != nil {
+			return Stats{}, fmt.Errorf("export: read heads: %w", err)
+		}
+		heads = append(heads, h)
+	}
+	if len(heads) == 0 {
+		return Stats{}, ErrEmpty
+	}
+	hdr := header{Version: 1}
+	for _, h := range heads {
+		hdr.Roots = append(hdr.Roots, codec.LinkTo(h.Block.CID))
+	}
+	hb, err := codec.Marshal(hdr)
+	if err != nil {
+		return Stats{}, fmt.Errorf("export: header: %w", err)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	cw := &carWriter{w: bw}
+	cw.ld(hb)
+	var st Stats
+	for _, h := range heads {
+		st.Chains++
+		if err := exportChain(s, h, cw, &st); err != nil {
+			return st, err
+		}
+	}
+	for p, err := range s.ForkProofs() {
+		if err != nil {
+			return st, fmt.Errorf("export: read fork proofs: %w", err)
+		}
+		cw.section(p.CID, p.Raw)
+		st.ForkProofs++
+	}
+	if cw.err == nil {
+		cw.err = bw.Flush()
+	}
+	if cw.err != nil {
+		return st, fmt.Errorf("export: write: %w", cw.err)
+	}
+	st.Bytes = cw.n
+	return st, nil
+}
+
+func exportChain(s *ledger.Store, h ledger.Head, cw *carWriter, st *Stats) error {
+	v := h.Block.Validator
+	for b, err := range s.Blocks(v, 0) {
+		if err != nil {
+			return fmt.Errorf("export: chain of %s: %w", v, err)
+		}
+		if b.Height > h.Block.Height {
+			break // appended after the export started
+		}
+		cw.section(b.CID, b.Raw)
+		st.Blocks++
+		for _, l := range b.Transcripts {
+			if err := exportObject(s, l.Cid, cw); err != nil {
+				return fmt.Errorf("export: %s: %w", b.Ref(), err)
+			}
+			st.Transcripts++
+		}
+		for _, l := range b.Decisions {
+			if err := exportObject(s, l.Cid, cw); err != nil {
+				return fmt.Errorf("export: %s: %w", b.Ref(), err)
+			}
+			st.Decisions++
+		}
+		if cw.err != nil {
+			return fmt.Errorf("export: write: %w", cw.err)
+		}
+	}
+	return nil
+}
+
+// exportObject copies an object as stored: an export is a copy, not an
+// audit, so tampered bytes go out as they are and the verifier of the
+// archive sees them.
+func exportObject(s *ledger.Store, c cid.Cid, cw *carWriter) error {
+	raw, err := s.Object(c)
+	if err != nil {
+		return err
+	}
+	cw.section(c, raw)
+	return nil
+}
+
+// carWriter writes CARv1 sections: uvarint(len) || CID || data. The
+// first error sticks.
+type carWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+	buf [binary.MaxVarintLen64]byte
+}
+
+func (cw *carWriter) ld(parts ...[]byte) {
+	if cw.err != nil {
+		return
+	}
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	k := binary.PutUvarint(cw.buf[:], uint64(size))
+	cw.write(cw.buf[:k])
+	for _, p := range parts {
+		cw.write(p)
+	}
+}
+
+func (cw *carWriter) write(p []byte) {
+	if cw.err != nil {
+		return
+	}
+	n, err := cw.w.Write(p)
+	cw.n += int64(n)
+	cw.err = err
+}
+
+func (cw *carWriter) section(c cid.Cid, data []byte) { cw.ld(c.Bytes(), data) }

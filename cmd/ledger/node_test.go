@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/node"
+)
+
+// nodeOutput is a bytes.Buffer safe to read while a command writes it.
+type nodeOutput struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *nodeOutput) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *nodeOutput) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startNode runs "ledger node args..." until ctx ends; the returned channel
+// yields its error.
+func startNode(ctx context.Context, out *nodeOutput, args ...string) <-chan error {
+	root := newRootCmd()
+	root.SetArgs(append([]string{"node", "--log-level", "error"}, args...))
+	root.SetOut(out)
+	root.SetErr(out)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	return done
+}
+
+// waitFor polls until re matches out and returns the first group.
+func waitFor(t *testing.T, ctx context.Context, out *nodeOutput, re *regexp.Regexp) string {
+	t.Helper()
+	for {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("never printed %s; output:\n%s", re, out)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func TestNodeAndPeersCommands(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nodeCtx, stopNodes := context.WithCancel(ctx)
+	defer stopNodes()
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "hotkey.json")
+	alice, _ := keys.FromURI("//Alice")
+	if err := keys.WriteKeyFile(keyFile, alice, false); err != nil {
+		t.Fatal(err)
+	}
+	valData, obsData := filepath.Join(dir, "validator"), filepath.Join(dir, "observer")
+
+	var valOut, obsOut nodeOutput
+	valDone := startNode(nodeCtx, &valOut, "--data", valData, "--key", keyFile, "--listen", "/ip4/127.0.0.1/tcp/0")
+	id := waitFor(t, ctx, &valOut, regexp.MustCompile(`node (\S+) \(validator `+aliceAddress+`\)`))
+	addr := waitFor(t, ctx, &valOut, regexp.MustCompile(`listening on (\S+)`))
+	obsDone := startNode(nodeCtx, &obsOut, "--data", obsData, "--listen", "/ip4/127.0.0.1/tcp/0", "--peer", addr, "--status", "127.0.0.1:0")
+	statusAddr := waitFor(t, ctx, &obsOut, regexp.MustCompile(`status endpoint http://(\S+)/status`))
+
+	// The observer sees the validator's node, bound to Alice.
+	for {
+		out, _, err := runLedger(t, "", "peers", "--status", statusAddr, "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st node.Status
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("peers --json: %v\n%s", err, out)
+		}
+		if len(st.Peers) == 1 && st.Peers[0].ID.String() == id && st.Peers[0].Validator != nil && st.Peers[0].Validator.String() == aliceAddress {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("observer never reported the validator's node bound to Alice:\n%s", out)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	// The validator's status file names it.
+	out, _, err := runLedger(t, "", "peers", "--data", valData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "node "+id+" (validator "+aliceAddress+")") {
+		t.Errorf("peers --data output:\n%s", out)
+	}
+
+	stopNodes()
+	for name, done := range map[string]<-chan error{"validator": valDone, "observer": obsDone} {
+		if err := <-done; err != nil {
+			t.Errorf("%s node: %v", name, err)
+		}
+	}
+	// Identity persisted with mode 0600 for the next start.
+	if _, err := node.ReadStatusFile(valData); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestNodeCommandRejectsBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"node"}, "required flag"},
+		{[]string{"node", "--data", dir, "--peer", "/ip4/127.0.0.1/tcp/1"}, "/p2p/<peer ID>"},
+		{[]string{"node", "--data", dir, "--listen", "not-an-address"}, "--listen"},
+		{[]string{"node", "--data", dir, "--validator", "5abc"}, "--validator"},
+		{[]string{"node", "--data", dir, "--log-level", "loud"}, "--log-level"},
+		{[]string{"node", "--data", dir, "--listen", "/ip4/127.0.0.1/tcp/0", "--status", "0.0.0.0:0"}, "loopback"},
+		{[]string{"peers"}, "exactly one"},
+		{[]string{"peers", "--data", t.TempDir()}, "no status file"},
+	} {
+		_, _, err := runLedger(t, "", tc.args...)
+		if !usageExit(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want exit 2 mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}

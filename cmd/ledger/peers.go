@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/affine-ledger/ledger/node"
+)
+
+func newPeersCmd() *cobra.Command {
+	var (
+		dataDir, statusAddr string
+		asJSON              bool
+	)
+	cmd := &cobra.Command{
+		Use:   "peers",
+		Short: "Show a running node's peers and the head of every chain it stores",
+		Long: `peers shows what a running node reports: its peer ID and addresses, its
+connected peers (with the validator each is bound to, if any) and, for every
+validator whose chain it stores, the head: height, transcripts, CID, and whether
+the validator was caught equivocating.
+
+It reads the status file the node rewrites in its data directory (--data), or
+asks the node's status endpoint (--status, see "ledger node --status").` + exitCodesHelp,
+		Example: `  ledger peers --data ~/.ledger
+  ledger peers --status 127.0.0.1:8080 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var st node.Status
+			var err error
+			switch {
+			case (dataDir == "") == (statusAddr == ""):
+				return usageError{msg: "give exactly one of --data and --status"}
+			case dataDir != "":
+				st, err = node.ReadStatusFile(dataDir)
+			default:
+				ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+				defer cancel()
+				st, err = node.FetchStatus(ctx, statusAddr)
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), st)
+			}
+			return printStatus(cmd.OutOrStdout(), st)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "data directory of the node (reads its status.json)")
+	f.StringVar(&statusAddr, "status", "", "address of the node's status endpoint (host:port)")
+	f.BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func printStatus(w io.Writer, st node.Status) error {
+	role := "observer"
+	if st.Validator != nil {
+		role = "validator " + st.Validator.String()
+	}
+	fmt.Fprintf(w, "node %s (%s), netuid %d, as of %s\n", st.PeerID, role, st.NetUID, st.UpdatedAt.Format(time.RFC3339))
+	for _, a := range st.Addrs {
+		fmt.Fprintf(w, "  %s\n", a)
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "\npeers: %d\n", len(st.Peers))
+	if len(st.Peers) > 0 {
+		fmt.Fprintln(tw, "  PEER\tVALIDATOR\tCHAINS\tADDRESS")
+	}
+	for _, p := range st.Peers {
+		v := "-"
+		if p.Validator != nil {
+			v = p.Validator.String()
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", p.ID, v, p.Chains, strings.Join(p.Addrs, " "))
+	}
+	fmt.Fprintf(tw, "\nchains: %d, fork proofs: %d\n", len(st.Heads), st.ForkProofs)
+	if len(st.Heads) > 0 {
+		fmt.Fprintln(tw, "  VALIDATOR\tHEIGHT\tTRANSCRIPTS\tHEAD\t")
+	}
+	for _, h := range st.Heads {
+		note := ""
+		if h.Equivocating {
+			note = "EQUIVOCATED"
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", h.Validator, h.Height, h.Transcripts, h.CID, note)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ipfs/go-cid"
+	"github.com/spf13/cobra"
+
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/verify"
+)
+
+func newProveCmd() *cobra.Command {
+	var dataDir, transcript, out string
+	cmd := &cobra.Command{
+		Use:   "prove",
+		Short: "Write an offline inclusion proof of a transcript",
+		Long: `Writes the proof that a transcript is in its validator's log at the latest checkpoint
+(spec/proofs.md): the transcript's bytes, its leaf index, the Merkle audit path and the
+signed block holding the checkpoint. Anyone can check it with ledger verify-proof, without
+a store.` + exitCodesHelp,
+		Example: `  ledger prove --data ~/.ledger/store --transcript bafyrei... --out proof.json
+  ledger verify-proof proof.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dataDir == "" || transcript == "" {
+				return usageError{"--data and --transcript are required"}
+			}
+			c, err := cid.Decode(transcript)
+			if err != nil {
+				return usageError{fmt.Sprintf("--transcript: %v", err)}
+			}
+			s, err := openExistingStore(dataDir)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			p, err := verify.ProveInclusion(s, c)
+			if errors.Is(err, ledger.ErrNotFound) {
+				return usageError{fmt.Sprintf("transcript %s: not in this store", c)}
+			}
+			if err != nil {
+				return err
+			}
+			return writeProof(cmd.OutOrStdout(), out, p)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&transcript, "transcript", "", "the transcript's CID")
+	f.StringVar(&out, "out", "", "write the proof to FILE (default: standard output)")
+	return cmd
+}
+
+func newVerifyProofCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify-proof FILE",
+		Short: "Check an inclusion or consistency proof offline",
+		Long: `Checks a proof written by ledger prove or ledger consistency (spec/proofs.md), with no
+store and no network: the signed blocks' signatures, the transcript's CID, and the Merkle
+inclusion or consistency proof against the signed checkpoints. "-" reads standard input.` + exitCodesHelp,
+		Example: "  ledger verify-proof proof.json\n  ledger verify-proof --json consistency.json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var r io.Reader = cmd.InOrStdin()
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				r = f
+			}
+			p, err := verify.ReadProof(r)
+			if err != nil {
+				return usageError{fmt.Sprintf("%s: %v", args[0], err)}
+			}
+			proved, err := verify.VerifyProof(p)
+			if asJSON {
+				res := struct {
+					OK     bool          `json:"ok"`
+					Error  string        `json:"error,omitempty"`
+					Proves verify.Proved `json:"proves"`
+				}{OK: err == nil, Proves: proved}
+				if err != nil {
+					res.Error = err.Error()
+				}
+				if werr := writeJSON(cmd.OutOrStdout(), res); werr != nil {
+					return werr
+				}
+			}
+			if err != nil {
+				return checkFailed{err.Error()}
+			}
+			if !asJSON {
+				printProved(cmd.OutOrStdout(), proved)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func printProved(w io.Writer, p verify.Proved) {
+	switch p.Type {
+	case verify.InclusionType:
+		fmt.Fprintf(w, "ok: transcript %s is leaf %d of the log of %s\n    at height %d (block %s), size %d, root %s\n",
+			p.Transcript, p.Leaf, p.Validator, p.Height, p.Block, p.Checkpoint.Size, p.Checkpoint.Root)
+	default:
+		fmt.Fprintf(w, "ok: the log of %s at height %d (size %d, root %s)\n    is a prefix of its log at height %d (block %s, size %d, root %s)\n",
+			p.Validator, p.OlderHeight, p.OlderCheckpoint.Size, p.OlderCheckpoint.Root, p.Height, p.Block, p.Checkpoint.Size, p.Checkpoint.Root)
+	}
+}
+
+// writeProof writes p as JSON to out (atomically) or to stdout.
+func writeProof(stdout io.Writer, out string, p any) error {
+	if out == "" {
+		return writeJSON(stdout, p)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".proof-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeJSON(tmp, p); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), out)
+}

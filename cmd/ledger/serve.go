@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/explorer"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/metrics"
+)
+
+func newServeCmd() *cobra.Command {
+	var (
+		dataDir, listen, chainSpec string
+		pprof                      bool
+		tempo                      uint64
+		refresh                    time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a read-only JSON API and web explorer over a ledger store",
+		Long: `serve opens a ledger store and serves, read-only, the JSON API of spec/api.md and a web
+explorer over it: validators and their chains, blocks and checkpoints; transcripts with the
+whole conversation, score and reason, and a download of their inclusion proof; miners with
+their scores over time and their duels; each duel's win rate with its Wilson band against the
+ratio to beat; the vTrust table and weights; a leaderboard of models across envs. Also
+/metrics (Prometheus), /healthz, and with --pprof /debug/pprof/.
+
+--data is a store directory or a node's data directory (its store/ is used). Pebble allows
+one process per store: to explore the store of a running node, mount the explorer in the
+node instead. With --chain the pages add on-chain commitments, stake, permits and weights.
+
+It runs until SIGINT or SIGTERM.` + exitCodesHelp,
+		Example: `  ledger serve --data ~/.ledger --listen 127.0.0.1:8080
+  ledger serve --data /tmp/store --listen 127.0.0.1:0 --chain local+http://127.0.0.1:9944`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dataDir == "" {
+				return usageError{"--data is required"}
+			}
+			dir, err := storeDir(dataDir)
+			if err != nil {
+				return err
+			}
+			s, err := ledger.Open(dir)
+			if err != nil {
+				return fmt.Errorf("%w (is a node running on it? mount the explorer in the node instead)", err)
+			}
+			defer s.Close()
+			opts := explorer.Options{Pprof: pprof, Tempo: tempo, Refresh: refresh, Metrics: metrics.New(),
+				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
+			if chainSpec != "" {
+				c, err := chain.Open(cmd.Context(), chainSpec)
+				if err != nil {
+					return usageError{fmt.Sprintf("--chain: %v", err)}
+				}
+				defer c.Close()
+				opts.Chain = c
+			}
+			h, err := explorer.Handler(s, opts)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return usageError{fmt.Sprintf("--listen %s: %v", listen, err)}
+			}
+			if pprof && !isLoopback(ln.Addr()) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: --pprof on a non-loopback address exposes profiles to the network")
+			}
+			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+				WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+			fmt.Fprintf(cmd.OutOrStdout(), "explorer at http://%s/ (store %s)\n", ln.Addr(), dir)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return err
+			case <-ctx.Done():
+			}
+			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := srv.Shutdown(shutdown); err != nil {
+				return err
+			}
+			if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory (required)")
+	f.StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve on")
+	f.StringVar(&chainSpec, "chain", "", "chain spec (local, local+http://HOST:PORT, subtensor+wss://HOST:PORT/netuid=N)")
+	f.BoolVar(&pprof, "pprof", false, "serve Go profiles under /debug/pprof/")
+	f.Uint64Var(&tempo, "tempo", 0, "epoch length in chain blocks for the vTrust view (default: the chain's, or 360)")
+	f.DurationVar(&refresh, "refresh", explorer.DefaultRefresh, "how often the explorer's index reads new blocks at most")
+	return cmd
+}
+
+// storeDir accepts a store directory or a node data directory holding one
+// in store/.
+func storeDir(dir string) (string, error) {
+	for _, d := range []string{dir, filepath.Join(dir, "store")} {
+		if m, _ := filepath.Glob(filepath.Join(d, "MANIFEST-*")); len(m) > 0 {
+			return d, nil
+		}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return "", usageError{fmt.Sprintf("--data: %v", err)}
+	}
+	return "", usageError{fmt.Sprintf("--data %s holds no ledger store (neither it nor %s)", dir, filepath.Join(dir, "store"))}
+}
+
+func isLoopback(a net.Addr) bool {
+	t, ok := a.(*net.TCPAddr)
+	return ok && t.IP.IsLoopback()
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/affine-ledger/ledger/explorer/explorertest"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// TestServe runs `ledger serve` on a node-style data directory (the store
+// in store/), reads the API over loopback, and stops it with its context.
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	s, err := ledger.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := explorertest.Fill(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	var out nodeOutput
+	root := newRootCmd()
+	root.SetArgs([]string{"serve", "--data", dir, "--listen", "127.0.0.1:0", "--refresh", "0s"})
+	root.SetOut(&out)
+	root.SetErr(&out)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(runCtx) }()
+	addr := waitFor(t, ctx, &out, regexp.MustCompile(`explorer at http://(\S+)/`))
+
+	for path, want := range map[string]string{
+		"/healthz":                              `"validators":2`,
+		"/api/v1/status":                        `"duels":2`,
+		"/api/v1/transcripts/" + f.XSS.String(): `\u003cscript\u003e`,
+		"/":                                     `<script type="module" src="/js/app.js">`,
+	} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s: %d, body lacks %q", path, resp.StatusCode, want)
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/debug/pprof/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("pprof without --pprof: %d", resp.StatusCode)
+	}
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v\n%s", err, out.String())
+		}
+	case <-ctx.Done():
+		t.Fatal("serve did not stop")
+	}
+	// The store is closed again: it opens.
+	s, err = ledger.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+}
+
+func TestServeBadData(t *testing.T) {
+	empty := t.TempDir()
+	for _, args := range [][]string{
+		{"serve"},
+		{"serve", "--data", filepath.Join(empty, "missing")},
+		{"serve", "--data", empty},
+	} {
+		var stdout, stderr strings.Builder
+		if code := run(args, &stdout, &stderr); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, stderr.String())
+		}
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("serve created files in a directory that holds no store: %v", entries)
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/ipfs/go-cid"
+	"github.com/spf13/cobra"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// minerTranscript is one row of `ledger transcripts`; the JSON names are
+// part of the CLI's interface.
+type minerTranscript struct {
+	Env        string         `json:"env"`
+	EnvVersion uint16         `json:"env_version"`
+	Challenge  string         `json:"challenge"`
+	Score      int64          `json:"score"`
+	Reason     string         `json:"reason"`
+	Validator  keys.PublicKey `json:"validator"`
+	Height     uint64         `json:"height"`
+	Block      string         `json:"block"`
+	Leaf       uint64         `json:"leaf"`
+	Transcript string         `json:"transcript"`
+}
+
+func newTranscriptsCmd() *cobra.Command {
+	var (
+		dataDir, miner, env string
+		asJSON              bool
+	)
+	cmd := &cobra.Command{
+		Use:   "transcripts",
+		Short: "List a miner's transcripts in every validator's log",
+		Long: `Lists every transcript of a miner's hotkey that the store holds, by validator then log
+order: env, challenge ID, score, validator, block height and CID, and the transcript's CID
+(for ledger prove).` + exitCodesHelp,
+		Example: `  ledger transcripts --data ~/.ledger/store --miner 5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty
+  ledger transcripts --data ~/.ledger/store --miner 5FHneW46... --env mult8 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dataDir == "" || miner == "" {
+				return usageError{"--data and --miner are required"}
+			}
+			m, err := keys.ParseSS58(miner)
+			if err != nil {
+				return usageError{fmt.Sprintf("--miner: %v", err)}
+			}
+			s, err := openExistingStore(dataDir)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			rows, err := minerTranscripts(s, m, env)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), rows)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "ENV\tCHALLENGE\tSCORE\tVALIDATOR\tHEIGHT\tBLOCK\tTRANSCRIPT")
+			for _, r := range rows {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\n", r.Env, r.Challenge, r.Score, r.Validator, r.Height, r.Block, r.Transcript)
+			}
+			return tw.Flush()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&miner, "miner", "", "the miner's hotkey (SS58)")
+	f.StringVar(&env, "env", "", "only this environment")
+	f.BoolVar(&asJSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+func minerTranscripts(s *ledger.Store, miner keys.PublicKey, env string) ([]minerTranscript, error) {
+	rows := []minerTranscript{}
+	type at struct {
+		v keys.PublicKey
+		h uint64
+	}
+	var last at
+	var lastCID cid.Cid
+	for ref, err := range s.TranscriptsByMiner(miner) {
+		if err != nil {
+			return nil, err
+		}
+		t, err := s.Transcript(ref.CID)
+		if err != nil {
+			return nil, err
+		}
+		if env != "" && t.Env != env {
+			continue
+		}
+		if here := (at{ref.Validator, ref.Height}); here != last || !lastCID.Defined() {
+			b, err := s.BlockAt(ref.Validator, ref.Height)
+			if err != nil {
+				return nil, err
+			}
+			last, lastCID = here, b.CID
+		}
+		rows = append(rows, minerTranscript{Env: t.Env, EnvVersion: t.EnvVersion, Challenge: t.Challenge.String(), Score: t.Reward,
+			Reason: t.Reason, Validator: ref.Validator, Height: ref.Height, Block: lastCID.String(), Leaf: ref.Leaf, Transcript: ref.CID.String()})
+	}
+	return rows, nil
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/verify"
+)
+
+func newVerifyCmd() *cobra.Command {
+	var (
+		dataDir, carFile, validator string
+		from                        uint64
+		asJSON, noReexec, strict    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Audit every chain of a ledger store or archive",
+		Long: `Checks every validator's chain (spec/verify.md): block signatures, heights, previous
+links, time and anchor order, checkpoints (sizes and Merkle roots recomputed from the
+transcripts), every transcript and decision against its CID, challenge-ID uniqueness per
+validator, challenge seeds against the recorded anchors, and (unless --no-reexec) the
+re-execution of every transcript through its environment: the regenerated prompt, every
+observation, every reward and the reason must be what was recorded. Recorded fork proofs
+(a validator signing two blocks at one height) are reported as failures.
+
+It streams: memory stays flat however large the ledger. The first failure of each chain is
+reported with validator, height, block CID, transcript index and reason.` + exitCodesHelp,
+		Example: `  ledger verify --data ~/.ledger/store
+  ledger verify --data ~/.ledger/store --validator 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY --from 1200 --json
+  ledger verify --car ledger.car --no-reexec`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (dataDir == "") == (carFile == "") {
+				return usageError{"give exactly one of --data DIR and --car FILE"}
+			}
+			scope := verify.StoreScope{From: from}
+			if validator != "" {
+				v, err := keys.ParseSS58(validator)
+				if err != nil {
+					return usageError{fmt.Sprintf("--validator: %v", err)}
+				}
+				scope.Validator = &v
+			}
+			if carFile != "" && (scope.Validator != nil || from != 0) {
+				return usageError{"--validator and --from apply to --data only: an archive is verified whole"}
+			}
+			set, err := verify.NewDiskSet("")
+			if err != nil {
+				return err
+			}
+			defer set.Close()
+			opts := verify.Options{Reexecute: !noReexec, StrictSeeds: strict, Challenges: set}
+			var rep verify.Report
+			if carFile != "" {
+				rep, err = verifyArchiveFile(carFile, opts, cmd.ErrOrStderr())
+			} else {
+				rep, err = verifyStoreDir(dataDir, scope, opts, cmd.ErrOrStderr())
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
+					return err
+				}
+			} else {
+				printVerifyReport(cmd.OutOrStdout(), rep)
+			}
+			if !rep.OK {
+				return checkFailed{fmt.Sprintf("verify: %d failures", len(rep.Failures))}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&carFile, "car", "", "archive written by ledger export")
+	f.StringVar(&validator, "validator", "", "verify only this validator's chain (SS58 hotkey)")
+	f.Uint64Var(&from, "from", 0, "first height to verify (the state before it comes from the signed block below)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.BoolVar(&noReexec, "no-reexec", false, "skip re-executing transcripts through their environments")
+	f.BoolVar(&strict, "strict-seeds", false, "fail transcripts whose seed no recorded anchor derives")
+	return cmd
+}
+
+// verifyStoreDir audits the store at dir. A store the ledger package
+// refuses to open because its data disagrees with itself is a failed
+// check (exit 1), not unreadable input.
+func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, stderr io.Writer) (verify.Report, error) {
+	s, err := openExistingStore(dir)
+	if errors.Is(err, ledger.ErrCorrupt) {
+		return verify.Report{Failures: []verify.Failure{{Transcript: -1, Reason: err.Error()}}}, nil
+	}
+	if err != nil {
+		return verify.Report{}, err
+	}
+	defer s.Close()
+	heads, err := verify.StoreHeads(s, scope)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return verify.Report{}, usageError{err.Error()}
+	}
+	if err != nil {
+		return verify.Report{}, err
+	}
+	var total int64
+	for _, h := range heads {
+		if h.Height >= scope.From {
+			total += int64(h.Height - scope.From + 1)
+		}
+	}
+	bar := newProgress(stderr, total, "verifying blocks")
+	opts.Progress = func(blocks int, _ int64) { bar.Set64(int64(blocks)) }
+	rep, err := verify.VerifyStore(s, heads, scope, opts)
+	bar.Finish()
+	return rep, err
+}
+
+func verifyArchiveFile(path string, opts verify.Options, stderr io.Writer) (verify.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return verify.Report{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return verify.Report{}, err
+	}
+	bar := newProgress(stderr, st.Size(), "verifying archive")
+	opts.Progress = func(_ int, bytes int64) { bar.Set64(bytes) }
+	rep, err := verify.VerifyCAR(f, opts)
+	bar.Finish()
+	if err != nil {
+		return verify.Report{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return rep, nil
+}
+
+// openExistingStore opens a store that must already exist: ledger.Open
+// would create an empty one.
+func openExistingStore(dir string) (*ledger.Store, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--data: %v", err)}
+	}
+	if !st.IsDir() {
+		return nil, usageError{fmt.Sprintf("--data %s is not a directory", dir)}
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*")); len(m) == 0 {
+		return nil, usageError{fmt.Sprintf("--data %s holds no ledger store", dir)}
+	}
+	return verify.OpenStore(dir)
+}
+
+// newProgress draws a bar on a terminal and nothing in a pipe or file.
+func newProgress(w io.Writer, total int64, what string) *progressbar.ProgressBar {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return progressbar.DefaultSilent(total)
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func printVerifyReport(w io.Writer, r verify.Report) {
+	status := "ok"
+	if !r.OK {
+		status = "FAILED"
+	}
+	fmt.Fprintf(w, "%s: %d chains, %d blocks, %d transcripts, %d bytes in %.2f s\n", status, r.Chains, r.Blocks, r.Transcripts, r.Bytes, r.Seconds)
+	fmt.Fprintf(w, "re-executed %d transcripts; seeds derived from recorded anchors %d, not derivable %d; fork proofs %d\n",
+		r.Reexecuted, r.SeedsDerived, r.SeedsUnverified, r.ForkProofs)
+	for _, f := range r.Failures {
+		fmt.Fprintln(w, "FAIL", f)
+	}
+}

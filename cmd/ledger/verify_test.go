@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+// ledgerRun runs one command line and returns exit code and outputs.
+func ledgerRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// builtLedger builds a small ledger of 2 validators x 3 blocks x 4
+// transcripts with decisions, closed, and returns its directory.
+func builtLedger(t *testing.T) (string, verifytest.Spec) {
+	t.Helper()
+	spec := verifytest.Spec{Validators: 2, Blocks: 3, PerBlock: 4, Decisions: true}
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := ledger.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verifytest.Build(s, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir, spec
+}
+
+func TestVerifyCommand(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	code, out, errs := ledgerRun(t, "verify", "--data", dir, "--json")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d: %s, stderr (no progress bar in a pipe): %q", code, out, errs)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"ok", "chains", "blocks", "transcripts", "bytes", "seconds", "failures"} {
+		if _, ok := rep[k]; !ok {
+			t.Fatalf("JSON lacks %q: %s", k, out)
+		}
+	}
+	if rep["ok"] != true || rep["chains"] != 2.0 || rep["blocks"] != 6.0 || rep["transcripts"] != 24.0 || len(rep["failures"].([]any)) != 0 {
+		t.Fatalf("report %s", out)
+	}
+
+	// Tamper with validator 0's block 1, transcript 3.
+	v := verifytest.Key(0).Public()
+	raw, ok, err := ledgertest.Get(dir, ledgertest.BlockKey(v, 1))
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	_, bc, _ := cidFromBytes(raw)
+	blockRaw, _, _ := ledgertest.Get(dir, ledgertest.ObjectKey(bc))
+	blk, err := ledger.DecodeBlock(blockRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := blk.Transcripts[3].Cid
+	tr, _, _ := ledgertest.Get(dir, ledgertest.ObjectKey(tc))
+	var doc ledger.Transcript
+	if err := codec.Unmarshal(tr, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc.Reward = 1 - doc.Reward
+	tampered, _ := codec.Marshal(&doc)
+	if err := ledgertest.OverwriteObject(dir, tc, tampered); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = ledgerRun(t, "verify", "--data", dir, "--json", "--no-reexec")
+	if code != 1 {
+		t.Fatalf("tampered: exit %d: %s", code, out)
+	}
+	var bad struct {
+		OK       bool `json:"ok"`
+		Failures []struct {
+			Validator  string `json:"validator"`
+			Height     uint64 `json:"height"`
+			CID        string `json:"cid"`
+			Transcript int    `json:"transcript"`
+			Reason     string `json:"reason"`
+		} `json:"failures"`
+	}
+	if err := json.Unmarshal([]byte(out), &bad); err != nil {
+		t.Fatal(err)
+	}
+	if bad.OK || len(bad.Failures) != 1 {
+		t.Fatalf("tampered report %s", out)
+	}
+	f := bad.Failures[0]
+	if f.Validator != v.String() || f.Height != 1 || f.CID != bc.String() || f.Transcript != 3 || !strings.Contains(f.Reason, tc.String()) {
+		t.Fatalf("failure %+v", f)
+	}
+	// The text form names the same.
+	code, out, _ = ledgerRun(t, "verify", "--data", dir)
+	if code != 1 || !strings.Contains(out, "FAIL validator "+v.String()+" height 1 block "+bc.String()+" transcript 3") {
+		t.Fatalf("text output (exit %d): %s", code, out)
+	}
+}
+
+// TestVerifyTamperedHead: a head block changed behind the store's back
+// makes the store refuse to open; verify reports that as a failure (1).
+func TestVerifyTamperedHead(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	v := verifytest.Key(1).Public()
+	raw, _, err := ledgertest.Get(dir, ledgertest.HeadKey(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hc, err := cidFromBytes(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blockRaw, _, _ := ledgertest.Get(dir, ledgertest.ObjectKey(hc))
+	var b ledger.Block
+	if err := codec.Unmarshal(blockRaw, &b); err != nil {
+		t.Fatal(err)
+	}
+	b.TimeMS++
+	tampered, _ := codec.Marshal(&b)
+	if err := ledgertest.OverwriteObject(dir, hc, tampered); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := ledgerRun(t, "verify", "--data", dir, "--json")
+	if code != 1 || !strings.Contains(out, `"ok": false`) || !strings.Contains(out, v.String()) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+}
+
+func TestVerifyUsage(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	empty := t.TempDir()
+	for _, args := range [][]string{
+		{"verify"},
+		{"verify", "--data", dir, "--car", "x.car"},
+		{"verify", "--data", filepath.Join(empty, "missing")},
+		{"verify", "--data", empty},
+		{"verify", "--data", dir, "--validator", "not-an-address"},
+		{"verify", "--data", dir, "--validator", verifytest.Key(9).Public().String()},
+		{"verify", "--car", filepath.Join(empty, "missing.car")},
+		{"verify", "--car", writeFile(t, "garbage")},
+		{"verify-proof", writeFile(t, "{}")},
+		{"prove", "--data", dir},
+		{"consistency", "--data", dir, "--validator", verifytest.Key(0).Public().String(), "--from", "2", "--to", "1"},
+		{"import", "--data", empty, "--car", writeFile(t, "not a car")},
+	} {
+		if code, out, errs := ledgerRun(t, args...); code != 2 {
+			t.Fatalf("%v: exit %d, want 2: %s %s", args, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(empty, "missing")); err == nil {
+		t.Fatal("verify created a store")
+	}
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExportVerifyImport(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	car := filepath.Join(t.TempDir(), "l.car")
+	if code, out, errs := ledgerRun(t, "export", "--data", dir, "--out", car); code != 0 {
+		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	code, out, _ := ledgerRun(t, "verify", "--car", car, "--json")
+	if code != 0 || !strings.Contains(out, `"transcripts": 24`) {
+		t.Fatalf("verify --car: %d %s", code, out)
+	}
+	dst := filepath.Join(t.TempDir(), "imported")
+	if code, out, errs := ledgerRun(t, "import", "--data", dst, "--car", car, "--json"); code != 0 || !strings.Contains(out, `"blocks": 6`) {
+		t.Fatalf("import: %d %s %s", code, out, errs)
+	}
+	if code, out, _ := ledgerRun(t, "verify", "--data", dst, "--json"); code != 0 || !strings.Contains(out, `"transcripts": 24`) {
+		t.Fatalf("verify after import: %d %s", code, out)
+	}
+	// A doctored archive: verify fails (1), import refuses it (1).
+	data, err := os.ReadFile(car)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	bad := filepath.Join(t.TempDir(), "bad.car")
+	os.WriteFile(bad, data, 0o600)
+	if code, out, errs := ledgerRun(t, "verify", "--car", bad, "--no-reexec"); code != 1 {
+		t.Fatalf("verify doctored: %d %s %s", code, out, errs)
+	}
+	if code, out, errs := ledgerRun(t, "import", "--data", filepath.Join(t.TempDir(), "x"), "--car", bad); code != 1 || !strings.Contains(errs, "section") {
+		t.Fatalf("import doctored: %d %s %s", code, out, errs)
+	}
+}
+
+func TestProofCommands(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	miner := verifytest.Miner(1).String()
+	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", miner, "--json")
+	if code != 0 {
+		t.Fatalf("transcripts: %d %s %s", code, out, errs)
+	}
+	var rows []struct {
+		Env, Challenge, Validator, Block, Transcript string
+		Height                                       uint64
+		Score                                        int64
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	// Miner(n%3) with n counting a validator's transcripts 0..11: 1, 4, 7, 10.
+	if len(rows) != 8 {
+		t.Fatalf("%d rows for miner 1: %s", len(rows), out)
+	}
+	code, out, _ = ledgerRun(t, "transcripts", "--data", dir, "--miner", miner, "--env", rows[0].Env, "--json")
+	var some []map[string]any
+	json.Unmarshal([]byte(out), &some)
+	if code != 0 || len(some) == 0 || len(some) >= len(rows) {
+		t.Fatalf("--env filter: %d rows of %d", len(some), len(rows))
+	}
+
+	proof := filepath.Join(t.TempDir(), "p.json")
+	if code, out, errs := ledgerRun(t, "prove", "--data", dir, "--transcript", rows[0].Transcript, "--out", proof); code != 0 {
+		t.Fatalf("prove: %d %s %s", code, out, errs)
+	}
+	code, out, _ = ledgerRun(t, "verify-proof", proof)
+	if code != 0 || !strings.Contains(out, rows[0].Transcript) {
+		t.Fatalf("verify-proof: %d %s", code, out)
+	}
+	// A modified transcript in the proof fails (exit 1).
+	var p map[string]any
+	data, _ := os.ReadFile(proof)
+	json.Unmarshal(data, &p)
+	p["leaf_index"] = p["leaf_index"].(float64) + 1
+	data, _ = json.Marshal(p)
+	os.WriteFile(proof, data, 0o600)
+	if code, out, _ := ledgerRun(t, "verify-proof", "--json", proof); code != 1 || !strings.Contains(out, `"ok": false`) {
+		t.Fatalf("verify-proof of a bad proof: %d %s", code, out)
+	}
+
+	cons := filepath.Join(t.TempDir(), "c.json")
+	v := verifytest.Key(1).Public().String()
+	if code, out, errs := ledgerRun(t, "consistency", "--data", dir, "--validator", v, "--from", "0", "--to", "2", "--out", cons); code != 0 {
+		t.Fatalf("consistency: %d %s %s", code, out, errs)
+	}
+	code, out, _ = ledgerRun(t, "verify-proof", "--json", cons)
+	var res struct {
+		OK     bool           `json:"ok"`
+		Proves map[string]any `json:"proves"`
+	}
+	json.Unmarshal([]byte(out), &res)
+	keys := make([]string, 0)
+	for k := range res.Proves {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	want := []string{"block", "checkpoint", "height", "older_block", "older_checkpoint", "type", "validator"}
+	if code != 0 || !res.OK || !reflect.DeepEqual(keys, want) {
+		t.Fatalf("verify-proof consistency: %d %s", code, out)
+	}
+}
+
+func cidFromBytes(b []byte) (int, cid.Cid, error) { return cid.CidFromBytes(b) }

@@ -1,0 +1,63 @@
+package explorer
+
+import (
+	"net/http"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+)
+
+// ForkRow is one stored fork proof: two blocks one validator signed at one
+// height.
+type ForkRow struct {
+	CID       string         `json:"cid"`
+	Validator keys.PublicKey `json:"validator"`
+	Height    uint64         `json:"height"`
+	// A and B are the two blocks' CIDs.
+	A string `json:"a"`
+	B string `json:"b"`
+	// Valid is the proof's check (both signatures, different blocks).
+	Valid bool `json:"valid"`
+}
+
+// forks lists fork proofs by validator then height; the cursor is the
+// number of proofs already shown (they are few: one per equivocation).
+func (srv *server) forks(w http.ResponseWriter, r *http.Request) error {
+	q, err := parseQuery(r, "limit", "cursor")
+	if err != nil {
+		return err
+	}
+	limit, err := q.limit(DefaultLimit, MaxLimit)
+	if err != nil {
+		return err
+	}
+	c, err := q.cursor(cursorForks, 8)
+	if err != nil {
+		return err
+	}
+	var skip uint64
+	if c != nil {
+		skip = be64(c)
+	}
+	page := Page[ForkRow]{Items: []ForkRow{}}
+	var i uint64
+	for p, err := range srv.s.ForkProofs() {
+		if err != nil {
+			return err
+		}
+		if i < skip {
+			i++
+			continue
+		}
+		if len(page.Items) == limit {
+			page.Next = encodeCursor(cursorForks, appendBE64(nil, i))
+			break
+		}
+		i++
+		_, _, verr := p.Verify()
+		row := ForkRow{CID: p.CID.String(), Validator: p.Validator, Height: p.Height, Valid: verr == nil,
+			A: codec.Sum(p.A).String(), B: codec.Sum(p.B).String()}
+		page.Items = append(page.Items, row)
+	}
+	return writeJSON(w, page)
+}

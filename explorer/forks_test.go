@@ -1,0 +1,60 @@
+package explorer_test
+
+import (
+	"errors"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/affine-ledger/ledger/explorer"
+	"github.com/affine-ledger/ledger/explorer/explorertest"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// TestForks stores a second block of Alice at height 0 in a store of its
+// own: the store keeps a fork proof, which the explorer lists and marks on
+// her head.
+func TestForks(t *testing.T) {
+	t.Parallel()
+	s, err := ledger.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f, err := explorertest.Fill(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := f.Validators[0]
+	_, raw, c, err := ledger.Sign(ledger.Header{Format: ledger.BlockFormat, Validator: alice.Public(), TimeMS: 1,
+		Anchor: explorertest.Anchor(1), Checkpoint: ledger.Checkpoint{Root: ledger.EmptyRoot()}}, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(raw, nil); !errors.Is(err, ledger.ErrEquivocation) {
+		t.Fatalf("put a second block at height 0: %v, want equivocation", err)
+	}
+	h, err := explorer.Handler(s, explorer.Options{Refresh: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var forks explorer.Page[explorer.ForkRow]
+	getJSONAt(t, srv.URL, "/api/v1/forks", &forks)
+	b0, _ := s.BlockAt(alice.Public(), 0)
+	if len(forks.Items) != 1 || forks.Next != "" {
+		t.Fatalf("forks %+v", forks)
+	}
+	fr := forks.Items[0]
+	got := map[string]bool{fr.A: true, fr.B: true}
+	if !fr.Valid || fr.Validator != alice.Public() || fr.Height != 0 || !got[c.String()] || !got[b0.CID.String()] {
+		t.Errorf("fork row %+v: want Alice's blocks %s and %s at height 0", fr, b0.CID, c)
+	}
+	var v explorer.ValidatorView
+	getJSONAt(t, srv.URL, "/api/v1/validators/"+alice.Public().String(), &v)
+	var st explorer.StatusView
+	getJSONAt(t, srv.URL, "/api/v1/status", &st)
+	if !v.Head.Equivocating || st.ForkProofs != 1 {
+		t.Errorf("equivocating %v, status fork proofs %d", v.Head.Equivocating, st.ForkProofs)
+	}
+}

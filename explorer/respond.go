@@ -1,0 +1,80 @@
+package explorer
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// apiError is an error with the HTTP status it answers with.
+type apiError struct {
+	code int
+	msg  string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func errBadRequest(msg string) error { return &apiError{http.StatusBadRequest, msg} }
+func errNotFound(msg string) error   { return &apiError{http.StatusNotFound, msg} }
+func errUnavailable(msg string) error {
+	return &apiError{http.StatusServiceUnavailable, msg}
+}
+
+// apiHandler turns an error into a JSON error response: its own status for
+// an apiError, 404 for ledger.ErrNotFound, 500 otherwise.
+type apiHandler func(w http.ResponseWriter, r *http.Request) error
+
+func (h apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	err := h(w, r)
+	if err == nil {
+		return
+	}
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+		writeError(w, ae.code, ae.msg)
+	case errors.Is(err, ledger.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+// errorBody is every error response (spec/api.md, "Errors").
+type errorBody struct {
+	Error  string `json:"error"`
+	Status int    `json:"status"`
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSONStatus(w, code, errorBody{Error: msg, Status: code})
+}
+
+func writeJSON(w http.ResponseWriter, v any) error {
+	writeJSONStatus(w, http.StatusOK, v)
+	return nil
+}
+
+// writeJSONStatus writes v as JSON. encoding/json escapes <, > and & in
+// strings, so even a client that sniffs the body as HTML finds no markup.
+func writeJSONStatus(w http.ResponseWriter, code int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		code = http.StatusInternalServerError
+		body, _ = json.Marshal(errorBody{Error: "encoding the response: " + err.Error(), Status: code})
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	w.Write(append(body, '\n'))
+}
+
+// Page is the envelope of every list (spec/api.md, "Pagination"): the
+// items and the cursor of the next page, "" on the last.
+type Page[T any] struct {
+	Items []T    `json:"items"`
+	Next  string `json:"next"`
+}

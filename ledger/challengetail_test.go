@@ -1,0 +1,88 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
+)
+
+// TestChallengeReuseAcrossFlushes appends through many memtable flushes
+// and, after every block, re-runs challenges from the newest block (still
+// in a memtable), from a few blocks back (in a memtable or just flushed)
+// and from the first block (in tables): the appender reads its tail for
+// the first and flushed tables for the last, and must refuse all of them
+// wherever they are.
+func TestChallengeReuseAcrossFlushes(t *testing.T) {
+	t.Parallel()
+	// 256 KiB memtables and 16 KiB replies: a flush every ~15 transcripts.
+	dir := t.TempDir()
+	s, err := ledger.Open(dir, ledger.WithPebbleOptions(&pebble.Options{MemTableSize: 256 << 10}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k := alice(t)
+	v := k.Public()
+	a := appender(t, s, k)
+	ctx := context.Background()
+	const blocks, per = 40, 4
+	for b := uint64(0); b < blocks; b++ {
+		var ts []ledger.Transcript
+		for i := b * per; i < (b+1)*per; i++ {
+			ts = append(ts, ledgertest.Transcript(v, i, 16<<10))
+		}
+		if _, err := a.Append(ctx, ledgertest.Anchor(0), ts, nil); err != nil {
+			t.Fatalf("block %d: %v", b, err)
+		}
+		for _, n := range []uint64{0, b * per / 2, b*per + per - 1} {
+			again := ledgertest.Transcript(v, n, 0)
+			again.Invocation = ledger.NewInvocationID()
+			if _, err := a.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{again}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
+				t.Fatalf("after block %d, transcript %d again: %v", b, n, err)
+			}
+		}
+	}
+	if h, err := s.Head(v); err != nil || h.Checkpoint.Size != blocks*per {
+		t.Fatalf("log has %d transcripts (%v), want %d", h.Checkpoint.Size, err, blocks*per)
+	}
+	if tables, _ := filepath.Glob(filepath.Join(dir, "*.sst")); len(tables) == 0 {
+		t.Fatal("no table was written: the test crossed no flush")
+	}
+}
+
+// TestChallengeReuseAfterPut stores the start of a validator's chain as a
+// peer's (Put) and then appends to it locally: the appender must see the
+// challenges Put wrote, though they were never in its tail.
+func TestChallengeReuseAfterPut(t *testing.T) {
+	t.Parallel()
+	s := open(t, t.TempDir())
+	defer s.Close()
+	k := alice(t)
+	v := k.Public()
+	p := &peerChain{t: t, key: k}
+	for i := 0; i < 3; i++ {
+		b := p.build(2, nil)
+		if _, err := s.Put(b.raw, b.objs); err != nil {
+			t.Fatal(err)
+		}
+		p.accept(b)
+	}
+	a := appender(t, s, k)
+	ctx := context.Background()
+	for n := uint64(0); n < 6; n++ {
+		again := ledgertest.Transcript(v, n, 0)
+		again.Invocation = ledger.NewInvocationID()
+		if _, err := a.Append(ctx, ledgertest.Anchor(9), []ledger.Transcript{again}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
+			t.Fatalf("transcript %d of a stored block again: %v", n, err)
+		}
+	}
+	if _, err := a.Append(ctx, ledgertest.Anchor(9), []ledger.Transcript{ledgertest.Transcript(v, 6, 0)}, nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,284 @@
+// Package node runs a ledger node: the store in a data directory, the
+// local validator's appender (absent for an observer), the p2p network that
+// gossips and backfills chains, a status file and an optional HTTP status
+// endpoint, and the services that drive the validator (the evaluation loop
+// plugs in as a Service).
+//
+// Data directory layout (DataDir):
+//
+//	store/              the ledger store (Pebble; spec/store.md)
+//	p2p/identity.key    the node's libp2p ed25519 identity, mode 0600
+//	status.json         the node's status, rewritten every few seconds
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/p2p"
+)
+
+// StoreDir is where a node keeps its ledger store under a data directory.
+func StoreDir(dataDir string) string { return filepath.Join(dataDir, "store") }
+
+// IdentityFile is where a node keeps its libp2p identity.
+func IdentityFile(dataDir string) string { return filepath.Join(dataDir, "p2p", "identity.key") }
+
+// StatusFile is the status file a running node rewrites.
+func StatusFile(dataDir string) string { return filepath.Join(dataDir, "status.json") }
+
+// Service is long-running work on a node, such as the validator's
+// evaluation loop: Run starts with the node and must return when ctx ends,
+// before the node closes its appender and store.
+type Service interface {
+	Run(ctx context.Context, n *Node) error
+}
+
+// Config configures Start. DataDir and Listen are required.
+type Config struct {
+	DataDir string
+	// Key is the validator's hotkey; nil runs an observer, which
+	// replicates and verifies but appends nothing.
+	Key    *keys.Hotkey
+	NetUID uint16
+	Listen []ma.Multiaddr
+	// Peers are static peers (multiaddresses ending in /p2p/<id>).
+	Peers []peer.AddrInfo
+	// Validators whose blocks are accepted; empty accepts every validly
+	// signed chain (until the metagraph supplies the set).
+	Validators []keys.PublicKey
+	MDNS       bool
+	// StatusAddr, if set, serves GET /status (JSON) and /metrics
+	// (Prometheus) there; it must be a loopback address.
+	StatusAddr string
+	// StatusEvery is how often status.json is rewritten (default 2 s).
+	StatusEvery time.Duration
+	Logger      *slog.Logger
+	Services    []Service
+
+	// Network tunes the p2p layer (intervals, limits); its NetUID,
+	// Identity, Listen, Peers, Validators, Key, MDNS, Logger and Metrics
+	// are set from the fields above.
+	Network p2p.Config
+	// Appender options, and Pebble options for the store (tests).
+	Appender []ledger.AppenderOption
+	Pebble   *pebble.Options
+}
+
+// Node is a running node.
+type Node struct {
+	cfg      Config
+	log      *slog.Logger
+	store    *ledger.Store
+	appender *ledger.Appender
+	net      *p2p.Network
+	registry *prometheus.Registry
+	http     *http.Server
+	statusLn net.Listener
+
+	ctx      context.Context
+	cancel   context.CancelFunc
+	services sync.WaitGroup
+	bg       sync.WaitGroup
+	once     sync.Once
+	closeErr error
+	addMu    sync.Mutex
+	closing  bool
+	svcErrMu sync.Mutex
+	svcErr   error
+}
+
+// Start opens the store under cfg.DataDir, starts the network and the
+// services. Close it to stop.
+func Start(cfg Config) (_ *Node, err error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("node: no data directory")
+	}
+	if len(cfg.Listen) == 0 {
+		return nil, errors.New("node: no listen address")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.StatusEvery <= 0 {
+		cfg.StatusEvery = 2 * time.Second
+	}
+	identity, err := p2p.LoadIdentity(IdentityFile(cfg.DataDir))
+	if err != nil {
+		return nil, err
+	}
+	var opts []ledger.Option
+	if cfg.Pebble != nil {
+		opts = append(opts, ledger.WithPebbleOptions(cfg.Pebble))
+	}
+	store, err := ledger.Open(StoreDir(cfg.DataDir), opts...)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger, store: store, registry: prometheus.NewRegistry()}
+	defer func() {
+		if err != nil {
+			n.Close()
+		}
+	}()
+	if cfg.Key != nil {
+		if n.appender, err = store.NewAppender(cfg.Key, cfg.Appender...); err != nil {
+			return nil, err
+		}
+	}
+	nc := cfg.Network
+	nc.NetUID, nc.Identity, nc.Listen, nc.Peers = cfg.NetUID, identity, cfg.Listen, cfg.Peers
+	nc.Key, nc.MDNS, nc.Logger, nc.Metrics = cfg.Key, cfg.MDNS, cfg.Logger, n.registry
+	nc.Validators = nil
+	if len(cfg.Validators) > 0 {
+		nc.Validators = p2p.NewStaticSet(cfg.Validators...)
+	}
+	if n.net, err = p2p.Start(store, nc); err != nil {
+		return nil, err
+	}
+	if cfg.StatusAddr != "" {
+		if err := n.serveStatus(cfg.StatusAddr); err != nil {
+			return nil, err
+		}
+	}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	n.bg.Add(1)
+	go n.writeStatusLoop()
+	for _, s := range cfg.Services {
+		n.services.Add(1)
+		go func() {
+			defer n.services.Done()
+			if err := s.Run(n.ctx, n); err != nil && n.ctx.Err() == nil {
+				n.log.Error("node: service stopped", "err", err)
+				n.svcErrMu.Lock()
+				n.svcErr = errors.Join(n.svcErr, err)
+				n.svcErrMu.Unlock()
+			}
+		}()
+	}
+	return n, nil
+}
+
+// Close stops the services, commits and publishes what the appender holds,
+// stops the network and closes the store. Everything acknowledged (a
+// resolved append, a block a peer saw us accept) is durable before Close
+// starts: Close loses nothing that was acknowledged.
+func (n *Node) Close() error {
+	n.once.Do(func() {
+		if n.cancel != nil {
+			n.cancel()
+		}
+		n.services.Wait()
+		n.addMu.Lock()
+		n.closing = true
+		n.addMu.Unlock()
+		if n.appender != nil {
+			n.appender.Close()
+		}
+		if n.net != nil {
+			// Best effort: blocks committed just now reach peers by
+			// gossip rather than at their next status exchange.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			n.net.Flush(ctx)
+			cancel()
+		}
+		n.bg.Wait()
+		var errs []error
+		if n.http != nil {
+			errs = append(errs, n.http.Close())
+		}
+		if n.net != nil {
+			errs = append(errs, n.net.Close())
+		}
+		if n.store != nil {
+			if n.net != nil {
+				n.writeStatus()
+			}
+			errs = append(errs, n.store.Close())
+		}
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}
+
+// Err returns the errors of services that stopped on their own.
+func (n *Node) Err() error {
+	n.svcErrMu.Lock()
+	defer n.svcErrMu.Unlock()
+	return n.svcErr
+}
+
+// Store returns the node's store (for reads; peers' blocks arrive through
+// the network, local ones through Append).
+func (n *Node) Store() *ledger.Store { return n.store }
+
+// Network returns the node's p2p network.
+func (n *Node) Network() *p2p.Network { return n.net }
+
+// ID returns the node's peer ID.
+func (n *Node) ID() peer.ID { return n.net.ID() }
+
+// AddrInfo returns the node's peer ID and listen addresses.
+func (n *Node) AddrInfo() peer.AddrInfo { return n.net.AddrInfo() }
+
+// Validator returns the local validator's public key, false for an
+// observer.
+func (n *Node) Validator() (keys.PublicKey, bool) {
+	if n.cfg.Key == nil {
+		return keys.PublicKey{}, false
+	}
+	return n.cfg.Key.Public(), true
+}
+
+// ErrObserver is returned by Append and Add on a node without a key.
+var ErrObserver = errors.New("node is an observer: it has no validator key")
+
+// Add queues transcripts and decisions for the local validator's next block
+// (ledger.Appender.Add). The block is published once durable, whether or
+// not the caller waits for the Future.
+func (n *Node) Add(ctx context.Context, anchor ledger.Anchor, transcripts []ledger.Transcript, decisions [][]byte) ledger.Future {
+	if n.appender == nil {
+		return func() (ledger.Receipt, error) { return ledger.Receipt{}, fmt.Errorf("append: %w", ErrObserver) }
+	}
+	n.addMu.Lock()
+	defer n.addMu.Unlock()
+	if n.closing {
+		return func() (ledger.Receipt, error) {
+			return ledger.Receipt{}, fmt.Errorf("append: node: %w", ledger.ErrClosed)
+		}
+	}
+	f := n.appender.Add(ctx, anchor, transcripts, decisions)
+	n.bg.Add(1)
+	go func() {
+		defer n.bg.Done()
+		if _, err := f(); err == nil {
+			n.net.Announce()
+		}
+	}()
+	return f
+}
+
+// Append adds transcripts and decisions and returns once their block is
+// durable; it is published right after.
+func (n *Node) Append(ctx context.Context, anchor ledger.Anchor, transcripts []ledger.Transcript, decisions [][]byte) (ledger.Receipt, error) {
+	return n.Add(ctx, anchor, transcripts, decisions)()
+}
+
+// WaitHead returns once the store holds v's chain up to height.
+func (n *Node) WaitHead(ctx context.Context, v keys.PublicKey, height uint64) error {
+	return n.net.WaitHead(ctx, v, height)
+}

@@ -1,0 +1,229 @@
+package p2p
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// maxBackfills bounds the chains backfilled at once. Chains of different
+// validators are put concurrently, so their synced commits share fsyncs.
+const maxBackfills = 4
+
+// errFork stops a backfill from a peer whose chain of the validator
+// differs from ours: the validator equivocated, the proof is recorded, and
+// the peer did nothing wrong.
+var errFork = errors.New("peer holds another fork of the chain")
+
+// syncer backfills chains: one worker per validator, pulling from whichever
+// connected peer claims the most of that chain beyond our head.
+type syncer struct {
+	n       *Network
+	mu      sync.Mutex
+	running map[keys.PublicKey]bool
+	again   map[keys.PublicKey]bool
+	slots   chan struct{}
+}
+
+func newSyncer(n *Network) *syncer {
+	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, slots: make(chan struct{}, maxBackfills)}
+}
+
+// kick makes sure v's chain is backfilled from peers' claims: it starts a
+// worker, or tells the running one to look again before it stops.
+func (s *syncer) kick(v keys.PublicKey) {
+	s.mu.Lock()
+	if s.running[v] {
+		s.again[v] = true
+		s.mu.Unlock()
+		return
+	}
+	s.running[v] = true
+	s.mu.Unlock()
+	s.n.goDo(func() { s.work(v) })
+}
+
+func (s *syncer) work(v keys.PublicKey) {
+	n := s.n
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-n.ctx.Done():
+		return
+	}
+	for n.ctx.Err() == nil {
+		have, haveAny := s.local(v)
+		p, target, ok := n.peers.best(v, have, haveAny, n.usable)
+		if !ok {
+			s.mu.Lock()
+			if s.again[v] {
+				s.again[v] = false
+				s.mu.Unlock()
+				continue
+			}
+			delete(s.running, v)
+			delete(s.again, v)
+			s.mu.Unlock()
+			n.proofs.retry(v)
+			return
+		}
+		from := uint64(0)
+		if haveAny {
+			from = have + 1
+		}
+		if err := s.pull(p, v, from, target); err != nil {
+			n.peers.drop(p, v)
+			if !errors.Is(err, errFork) {
+				n.failed(p, fmt.Errorf("backfill %s from height %d: %w", v.Short(), from, err))
+			}
+		}
+	}
+}
+
+// usable reports whether p can be asked for data now.
+func (n *Network) usable(p peer.ID) bool {
+	return n.host.Network().Connectedness(p) == network.Connected && !n.bans.banned(p)
+}
+
+// local returns the height of v's stored head.
+func (s *syncer) local(v keys.PublicKey) (uint64, bool) {
+	h, err := s.n.store.Head(v)
+	if err != nil {
+		return 0, false
+	}
+	return h.Block.Height, true
+}
+
+// pull stores v's blocks from..target from p. The next batch is fetched
+// while the current one is being stored.
+func (s *syncer) pull(p peer.ID, v keys.PublicKey, from, target uint64) error {
+	ctx, cancel := context.WithCancel(s.n.ctx)
+	type batch struct {
+		blocks []fetched
+		err    error
+	}
+	ch := make(chan batch, 1)
+	go func() {
+		defer close(ch)
+		for next := from; next <= target; {
+			bs, err := s.n.fetchBlocks(ctx, p, v, next, min(target-next+1, MaxBlocksPerRequest))
+			if err == nil && len(bs) == 0 {
+				err = fmt.Errorf("peer %s has no block of %s at height %d but claimed height %d", p, v.Short(), next, target)
+			}
+			select {
+			case ch <- batch{bs, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+			next += uint64(len(bs))
+		}
+	}()
+	defer func() {
+		cancel()
+		for range ch {
+		}
+	}()
+	for b := range ch {
+		if b.err != nil {
+			return b.err
+		}
+		for _, f := range b.blocks {
+			if err := s.put(p, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// put stores one fetched block.
+func (s *syncer) put(p peer.ID, f fetched) error {
+	n := s.n
+	res, err := n.store.Put(f.raw, f.objects)
+	var eq *ledger.EquivocationError
+	switch {
+	case err == nil:
+		if res.Stored {
+			n.stored("sync")
+		}
+		return nil
+	case errors.As(err, &eq):
+		n.equivocation(eq)
+		return errFork
+	case errors.Is(err, ledger.ErrBadParent) && n.forksBelow(f.blk):
+		if err := s.fork(p, f.blk.Validator, f.blk.Height-1); err != nil {
+			return err
+		}
+		return errFork
+	case errors.Is(err, ledger.ErrInvalidBlock):
+		// p stored this block, so its store accepted what ours refuses.
+		return bad(err)
+	default:
+		return err
+	}
+}
+
+// fork gets p's block of v at height, where p's chain is believed to differ
+// from ours, and puts it: the store records the fork proof. If p's block is
+// ours after all, p served an inconsistent chain.
+func (s *syncer) fork(p peer.ID, v keys.PublicKey, height uint64) error {
+	n := s.n
+	raw, err := n.fetchBlock(n.ctx, p, v, height)
+	if err != nil {
+		return err
+	}
+	_, err = n.store.Put(raw, nil)
+	var eq *ledger.EquivocationError
+	switch {
+	case errors.As(err, &eq):
+		n.equivocation(eq)
+		return nil
+	case err == nil:
+		err = bad(fmt.Errorf("peer %s serves a chain of %s that does not link its own block at height %d", p, v.Short(), height))
+	case errors.Is(err, ledger.ErrInvalidBlock) && !errors.Is(err, ledger.ErrMissingObject):
+		err = bad(err)
+	}
+	return err
+}
+
+// resolveFork runs fork on its own, penalizing p if it misbehaved.
+func (s *syncer) resolveFork(p peer.ID, v keys.PublicKey, height uint64) {
+	if err := s.fork(p, v, height); err != nil {
+		s.n.failed(p, fmt.Errorf("fork of %s at height %d: %w", v.Short(), height, err))
+	}
+}
+
+// fetchBlock gets p's block of v at height alone (no objects are needed to
+// put a block at a height the store already has).
+func (n *Network) fetchBlock(ctx context.Context, p peer.ID, v keys.PublicKey, height uint64) ([]byte, error) {
+	resp, err := n.withRetry(ctx, p, &Request{Blocks: &BlocksRequest{Validator: v, From: height, Count: 1}})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Blocks == nil || len(resp.Blocks.Blocks) != 1 {
+		return nil, bad(fmt.Errorf("peer %s did not serve %s height %d", p, v.Short(), height))
+	}
+	raw := resp.Blocks.Blocks[0]
+	blk, err := ledger.DecodeBlock(raw)
+	if err != nil {
+		return nil, bad(fmt.Errorf("block from %s: %w", p, err))
+	}
+	if blk.Validator != v || blk.Height != height {
+		return nil, bad(fmt.Errorf("peer %s sent %s height %d for %s height %d", p, blk.Validator.Short(), blk.Height, v.Short(), height))
+	}
+	if err := blk.VerifySignature(); err != nil {
+		return nil, bad(fmt.Errorf("block %s from %s: %w", codec.Sum(raw), p, err))
+	}
+	return raw, nil
+}

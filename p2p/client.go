@@ -1,0 +1,214 @@
+package p2p
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// RemoteError is a peer's error response.
+type RemoteError struct {
+	Peer    peer.ID
+	Code    uint64
+	Message string
+}
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("peer %s refused: code %d: %s", e.Peer, e.Code, e.Message)
+}
+
+// request makes one sync exchange with p: one stream, one request, one
+// response. A response that breaks the spec is misbehavior; an error
+// response is a *RemoteError.
+func (n *Network) request(ctx context.Context, p peer.ID, req *Request) (*Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
+	data, err := codec.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("sync request: %w", err)
+	}
+	s, err := n.host.NewStream(ctx, p, SyncProtocol)
+	if err != nil {
+		return nil, fmt.Errorf("sync with %s: %w", p, err)
+	}
+	stop := context.AfterFunc(ctx, func() { s.Reset() })
+	defer stop()
+	deadline, _ := ctx.Deadline()
+	s.SetDeadline(deadline)
+	if err := writeFrame(s, data); err != nil {
+		s.Reset()
+		return nil, fmt.Errorf("sync with %s: send: %w", p, err)
+	}
+	if err := s.CloseWrite(); err != nil {
+		s.Reset()
+		return nil, fmt.Errorf("sync with %s: send: %w", p, err)
+	}
+	raw, err := readFrame(bufio.NewReader(s), MaxResponseBytes)
+	if err != nil {
+		s.Reset()
+		if isMisbehavior(err) {
+			return nil, bad(fmt.Errorf("sync response from %s: %w", p, err))
+		}
+		return nil, fmt.Errorf("sync with %s: receive: %w", p, err)
+	}
+	s.Close()
+	resp, err := DecodeResponse(raw)
+	if err != nil {
+		return nil, bad(fmt.Errorf("sync response from %s: %w", p, err))
+	}
+	if resp.Error != nil {
+		return nil, &RemoteError{Peer: p, Code: resp.Error.Code, Message: resp.Error.Message}
+	}
+	return resp, nil
+}
+
+// withRetry repeats a request refused as rate limited or busy, a few times.
+func (n *Network) withRetry(ctx context.Context, p peer.ID, req *Request) (*Response, error) {
+	delay := 100 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		resp, err := n.request(ctx, p, req)
+		re, refused := err.(*RemoteError)
+		if !refused || re.Code == CodeBadRequest || attempt == 5 {
+			return resp, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+}
+
+// fetchObjects gets every object of want from p, which must hold them all
+// (it stored a block linking them). Objects that are not requested, or a
+// response that makes no progress, are misbehavior.
+func (n *Network) fetchObjects(ctx context.Context, p peer.ID, want []cid.Cid) (map[cid.Cid][]byte, error) {
+	out := make(map[cid.Cid][]byte, len(want))
+	rest := want
+	for len(rest) > 0 {
+		ask := rest[:min(len(rest), MaxObjectsPerRequest)]
+		resp, err := n.withRetry(ctx, p, &Request{Objects: &ObjectsRequest{CIDs: links(ask)}})
+		if err != nil {
+			return nil, err
+		}
+		if resp.Objects == nil {
+			return nil, bad(fmt.Errorf("peer %s answered an objects request with another kind", p))
+		}
+		got, err := matchObjects(ask, resp.Objects.Objects)
+		if err != nil {
+			return nil, bad(fmt.Errorf("objects from %s: %w", p, err))
+		}
+		// The response covers a prefix of ask: everything up to the last
+		// object returned must be there, since p holds them all.
+		progress := 0
+		for i, c := range ask {
+			if _, ok := got[c]; !ok {
+				break
+			}
+			out[c] = got[c]
+			progress = i + 1
+		}
+		if progress == 0 || progress < len(got) {
+			return nil, bad(fmt.Errorf("peer %s does not serve object %s that it must hold", p, ask[progress]))
+		}
+		rest = rest[progress:]
+	}
+	return out, nil
+}
+
+// matchObjects maps each object to the requested CID it hashes to, in
+// request order. An object that was not requested, or out of order, is an
+// error.
+func matchObjects(ask []cid.Cid, objs [][]byte) (map[cid.Cid][]byte, error) {
+	got := make(map[cid.Cid][]byte, len(objs))
+	i := 0
+	for k, o := range objs {
+		c := codec.Sum(o)
+		for i < len(ask) && !ask[i].Equals(c) {
+			i++
+		}
+		if i == len(ask) {
+			return nil, fmt.Errorf("object %d (%s) was not requested, or is out of order", k, c)
+		}
+		got[c] = o
+		i++
+	}
+	return got, nil
+}
+
+// fetched is a block received by sync with its objects, checked against
+// the request but not yet stored.
+type fetched struct {
+	blk     *ledger.Block
+	raw     []byte
+	cid     cid.Cid
+	objects map[cid.Cid][]byte
+}
+
+// fetchBlocks gets up to count of v's blocks from height from, with all
+// their objects. Fewer blocks come back when p's chain ends or its budget
+// is spent; none when p has no block at from.
+func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, from, count uint64) ([]fetched, error) {
+	resp, err := n.withRetry(ctx, p, &Request{Blocks: &BlocksRequest{Validator: v, From: from, Count: count}})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Blocks == nil {
+		return nil, bad(fmt.Errorf("peer %s answered a blocks request with another kind", p))
+	}
+	br := resp.Blocks
+	if uint64(len(br.Blocks)) > count {
+		return nil, bad(fmt.Errorf("peer %s sent %d blocks, %d asked", p, len(br.Blocks), count))
+	}
+	out := make([]fetched, len(br.Blocks))
+	var missing []cid.Cid
+	k := 0 // next object of the response
+	for i, raw := range br.Blocks {
+		blk, err := ledger.DecodeBlock(raw)
+		if err != nil {
+			return nil, bad(fmt.Errorf("block %d from %s: %w", i, p, err))
+		}
+		if blk.Validator != v || blk.Height != from+uint64(i) {
+			return nil, bad(fmt.Errorf("peer %s sent block of %s height %d for %s height %d", p, blk.Validator.Short(), blk.Height, v.Short(), from+uint64(i)))
+		}
+		f := fetched{blk: blk, raw: raw, cid: codec.Sum(raw), objects: map[cid.Cid][]byte{}}
+		for _, l := range Links(blk) {
+			if k < len(br.Objects) {
+				if err := codec.CheckCID(br.Objects[k], l); err != nil {
+					return nil, bad(fmt.Errorf("object %d from %s: %w", k, p, err))
+				}
+				f.objects[l] = br.Objects[k]
+				k++
+				continue
+			}
+			missing = append(missing, l)
+		}
+		out[i] = f
+	}
+	if k < len(br.Objects) {
+		return nil, bad(fmt.Errorf("peer %s sent %d objects more than its blocks link", p, len(br.Objects)-k))
+	}
+	if len(missing) > 0 {
+		rest, err := n.fetchObjects(ctx, p, missing)
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			for _, l := range Links(out[i].blk) {
+				if o, ok := rest[l]; ok {
+					out[i].objects[l] = o
+				}
+			}
+		}
+	}
+	return out, nil
+}

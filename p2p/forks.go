@@ -1,0 +1,142 @@
+package p2p
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// proofs tracks fork proofs: those the node holds (offered in its status),
+// and received ones it cannot record yet because its copy of the chain does
+// not reach their height (recorded after the backfill).
+//
+// The store records a fork proof only when Put sees the second block, so a
+// received proof is recorded by putting both of its blocks: at a height the
+// store has, one of them conflicts with the stored block.
+type proofs struct {
+	n       *Network
+	mu      sync.Mutex
+	seen    map[cid.Cid]bool
+	order   []cid.Cid
+	pending map[keys.PublicKey]map[cid.Cid]*ledger.ForkProof
+}
+
+func newProofs(n *Network) *proofs {
+	return &proofs{n: n, seen: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*ledger.ForkProof{}}
+}
+
+// load learns the proofs already stored.
+func (ps *proofs) load() error {
+	for p, err := range ps.n.store.ForkProofs() {
+		if err != nil {
+			return fmt.Errorf("p2p: read fork proofs: %w", err)
+		}
+		ps.known(p.CID)
+	}
+	return nil
+}
+
+// known marks proof c as held.
+func (ps *proofs) known(c cid.Cid) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if !ps.seen[c] {
+		ps.seen[c] = true
+		ps.order = append(ps.order, c)
+	}
+}
+
+// list returns up to max held proofs, oldest first.
+func (ps *proofs) list(max int) []cid.Cid {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return append([]cid.Cid(nil), ps.order[:min(max, len(ps.order))]...)
+}
+
+// unknown returns the proofs of ls not seen yet.
+func (ps *proofs) unknown(ls []codec.Link) []cid.Cid {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var out []cid.Cid
+	for _, l := range ls {
+		if !ps.seen[l.Cid] {
+			out = append(out, l.Cid)
+		}
+	}
+	return out
+}
+
+// record stores the evidence of a verified proof now if the store reaches
+// its height, else keeps it until the chain is backfilled that far (and
+// starts that backfill if asked).
+func (ps *proofs) record(p *ledger.ForkProof, backfill bool) {
+	n := ps.n
+	_, c, err := p.Encode()
+	if err != nil {
+		return // a decoded proof always encodes
+	}
+	if h, err := n.store.Head(p.Validator); err != nil || h.Block.Height < p.Height {
+		ps.mu.Lock()
+		if ps.pending[p.Validator] == nil {
+			ps.pending[p.Validator] = map[cid.Cid]*ledger.ForkProof{}
+		}
+		ps.pending[p.Validator][c] = p
+		ps.mu.Unlock()
+		if backfill {
+			n.sync.kick(p.Validator)
+		}
+		return
+	}
+	ps.known(c)
+	for _, raw := range [2][]byte{p.A, p.B} {
+		_, err := n.store.Put(raw, nil)
+		var eq *ledger.EquivocationError
+		switch {
+		case errors.As(err, &eq):
+			n.equivocation(eq)
+		case err != nil:
+			n.log.Debug("p2p: record fork proof", "validator", p.Validator, "height", p.Height, "err", err)
+		}
+	}
+}
+
+// retry records the proofs of v that waited for its backfill; those still
+// above the stored chain wait for the next backfill (not starting one: a
+// backfill that just ended found no peer with more).
+func (ps *proofs) retry(v keys.PublicKey) {
+	ps.mu.Lock()
+	waiting := ps.pending[v]
+	delete(ps.pending, v)
+	ps.mu.Unlock()
+	for _, p := range waiting {
+		ps.record(p, false)
+	}
+}
+
+// fetch gets proofs a peer offered in its status and records them.
+func (ps *proofs) fetch(p peer.ID, want []cid.Cid) {
+	n := ps.n
+	got, err := n.fetchObjects(n.ctx, p, want)
+	if err != nil {
+		n.failed(p, fmt.Errorf("fork proofs: %w", err))
+		return
+	}
+	for _, c := range want {
+		proof, err := ledger.DecodeForkProof(got[c])
+		if err != nil {
+			n.punish(p, fmt.Errorf("fork proof %s: %w", c, err))
+			return
+		}
+		if !n.cfg.Validators.Contains(proof.Validator) {
+			continue
+		}
+		ps.record(proof, true)
+	}
+}

@@ -1,0 +1,238 @@
+package p2p
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// validateTimeout bounds one topic validation, an objects fetch included.
+const validateTimeout = 20 * time.Second
+
+func (n *Network) startGossip() error {
+	blocks, forks := BlocksTopic(n.cfg.NetUID), ForksTopic(n.cfg.NetUID)
+	blacklist, err := pubsub.NewTimeCachedBlacklist(BanDuration)
+	if err != nil {
+		return fmt.Errorf("p2p: gossipsub blacklist: %w", err)
+	}
+	params := pubsub.DefaultGossipSubParams()
+	params.HeartbeatInterval = n.cfg.Heartbeat
+	ps, err := pubsub.NewGossipSub(n.ctx, n.host,
+		pubsub.WithNoAuthor(), // StrictNoSign: blocks carry their own signatures
+		pubsub.WithMessageIdFn(MessageID),
+		pubsub.WithMaxMessageSize(MaxRPCBytes),
+		pubsub.WithPeerScore(scoreParams([]string{blocks, forks}, n.appScore), &scoreThresholds),
+		pubsub.WithDirectPeers(n.cfg.Peers),
+		pubsub.WithFloodPublish(true),
+		pubsub.WithPeerExchange(false),
+		pubsub.WithBlacklist(blacklist),
+		pubsub.WithGossipSubParams(params),
+	)
+	if err != nil {
+		return fmt.Errorf("p2p: gossipsub: %w", err)
+	}
+	n.ps = ps
+	if err := ps.RegisterTopicValidator(blocks, n.validateBlock, pubsub.WithValidatorTimeout(validateTimeout)); err != nil {
+		return fmt.Errorf("p2p: validator for %s: %w", blocks, err)
+	}
+	if err := ps.RegisterTopicValidator(forks, n.validateFork, pubsub.WithValidatorTimeout(validateTimeout)); err != nil {
+		return fmt.Errorf("p2p: validator for %s: %w", forks, err)
+	}
+	if n.blocks, err = ps.Join(blocks); err != nil {
+		return fmt.Errorf("p2p: join %s: %w", blocks, err)
+	}
+	if n.forks, err = ps.Join(forks); err != nil {
+		return fmt.Errorf("p2p: join %s: %w", forks, err)
+	}
+	for _, t := range []*pubsub.Topic{n.blocks, n.forks} {
+		sub, err := t.Subscribe()
+		if err != nil {
+			return fmt.Errorf("p2p: subscribe %s: %w", t, err)
+		}
+		n.subs = append(n.subs, sub)
+		n.goDo(func() { drain(n.ctx, sub) })
+	}
+	return nil
+}
+
+// drain consumes a subscription: validators did the work (storing), but
+// gossipsub drops messages for a subscriber that does not read.
+func drain(ctx context.Context, sub *pubsub.Subscription) {
+	for {
+		if _, err := sub.Next(ctx); err != nil {
+			return
+		}
+	}
+}
+
+// appScore is gossipsub's application-specific score: far below the
+// graylist for banned peers.
+func (n *Network) appScore(p peer.ID) float64 {
+	if n.bans.banned(p) {
+		return -1000
+	}
+	return 0
+}
+
+// validateBlock is the blocks topic's validator (spec/p2p.md#validation).
+// It stores an accepted block before returning, so a node forwards only
+// what it holds durably.
+func (n *Network) validateBlock(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	if from == n.host.ID() {
+		return pubsub.ValidationAccept // our own block, stored before publishing
+	}
+	if !n.act.enter() {
+		return pubsub.ValidationIgnore
+	}
+	defer n.act.exit()
+	res := n.checkBlockMessage(ctx, from, m)
+	n.metrics.gossip(BlocksTopic(n.cfg.NetUID), res)
+	return res
+}
+
+func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	rb, err := DecodeBlockMessage(m.Data)
+	if err != nil {
+		n.strike(from, err)
+		return pubsub.ValidationReject
+	}
+	if !n.cfg.Validators.Contains(rb.Validator) {
+		n.strike(from, fmt.Errorf("block of unknown validator %s", rb.Validator))
+		return pubsub.ValidationReject
+	}
+	m.ValidatorData = rb
+	// The forwarder stored the block before forwarding it.
+	n.peers.claim(from, Head{Validator: rb.Validator, Height: rb.Height})
+	release := n.seq.begin(ctx, rb.Validator, rb.Height)
+	defer release()
+
+	objects := rb.Objects
+	if objects == nil && len(Links(rb.Block)) > 0 && !n.storesHeight(rb.Validator, rb.Height) {
+		objects, err = n.fetchObjects(ctx, from, Links(rb.Block))
+		if err != nil {
+			n.failed(from, fmt.Errorf("objects of %s height %d: %w", rb.Validator.Short(), rb.Height, err))
+			return pubsub.ValidationIgnore
+		}
+	}
+	res, err := n.store.Put(rb.Raw, objects)
+	return n.afterPut(from, rb.Block, res, err)
+}
+
+// storesHeight reports whether the store has v's chain up to height (a
+// known height needs no objects: Put recognizes the block or equivocation).
+func (n *Network) storesHeight(v keys.PublicKey, height uint64) bool {
+	h, err := n.store.Head(v)
+	return err == nil && h.Block.Height >= height
+}
+
+// afterPut turns the store's verdict on a gossiped block into gossipsub's.
+func (n *Network) afterPut(from peer.ID, blk *ledger.Block, res ledger.PutResult, err error) pubsub.ValidationResult {
+	var eq *ledger.EquivocationError
+	switch {
+	case err == nil && res.Stored:
+		n.stored("gossip")
+		return pubsub.ValidationAccept
+	case err == nil:
+		return pubsub.ValidationIgnore // a duplicate
+	case errors.As(err, &eq):
+		n.equivocation(eq)
+		return pubsub.ValidationIgnore
+	case errors.Is(err, ledger.ErrMissingParent):
+		n.sync.kick(blk.Validator)
+		return pubsub.ValidationIgnore
+	case errors.Is(err, ledger.ErrBadParent) && n.forksBelow(blk):
+		// The forwarder's chain differs from ours below this block: the
+		// validator signed two histories. Not the forwarder's fault.
+		n.goDo(func() { n.sync.resolveFork(from, blk.Validator, blk.Height-1) })
+		return pubsub.ValidationIgnore
+	case errors.Is(err, ledger.ErrInvalidBlock):
+		n.strike(from, err)
+		return pubsub.ValidationReject
+	default:
+		n.log.Warn("p2p: store a gossiped block", "validator", blk.Validator, "height", blk.Height, "err", err)
+		return pubsub.ValidationIgnore
+	}
+}
+
+// forksBelow reports whether blk's parent link differs from the stored
+// block at its parent height: the sign of a fork rather than of an invalid
+// block.
+func (n *Network) forksBelow(blk *ledger.Block) bool {
+	if blk.Height == 0 {
+		return false
+	}
+	parent, err := n.store.BlockAt(blk.Validator, blk.Height-1)
+	return err == nil && !parent.CID.Equals(blk.Prev.Cid)
+}
+
+// stored records that a peer's block reached the store.
+func (n *Network) stored(source string) {
+	n.metrics.stored(source)
+	n.hub.notify()
+}
+
+// equivocation publishes the fork proof the store just recorded.
+func (n *Network) equivocation(eq *ledger.EquivocationError) {
+	n.log.Warn("p2p: validator equivocated", "validator", eq.Validator, "height", eq.Height, "proof", eq.Proof)
+	n.proofs.known(eq.Proof)
+	n.hub.notify()
+	n.goDo(func() {
+		raw, err := n.store.Object(eq.Proof)
+		if err != nil {
+			n.log.Warn("p2p: read fork proof", "proof", eq.Proof, "err", err)
+			return
+		}
+		n.publishProof(raw)
+	})
+}
+
+func (n *Network) publishProof(raw []byte) {
+	ctx, cancel := context.WithTimeout(n.ctx, 10*time.Second)
+	defer cancel()
+	if err := n.forks.Publish(ctx, raw); err != nil {
+		n.log.Debug("p2p: publish fork proof", "err", err)
+	}
+}
+
+// validateFork is the forks topic's validator: a valid proof of a known
+// validator is accepted (and recorded, after a backfill if the store does
+// not reach its height yet).
+func (n *Network) validateFork(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	if from == n.host.ID() {
+		return pubsub.ValidationAccept
+	}
+	if !n.act.enter() {
+		return pubsub.ValidationIgnore
+	}
+	defer n.act.exit()
+	res := n.checkForkMessage(from, m)
+	n.metrics.gossip(ForksTopic(n.cfg.NetUID), res)
+	return res
+}
+
+func (n *Network) checkForkMessage(from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	if len(m.Data) > MaxGossipBytes {
+		n.strike(from, fmt.Errorf("fork proof message of %d bytes", len(m.Data)))
+		return pubsub.ValidationReject
+	}
+	p, err := ledger.DecodeForkProof(m.Data)
+	if err != nil {
+		n.strike(from, err)
+		return pubsub.ValidationReject
+	}
+	if !n.cfg.Validators.Contains(p.Validator) {
+		n.strike(from, fmt.Errorf("fork proof of unknown validator %s", p.Validator))
+		return pubsub.ValidationReject
+	}
+	m.ValidatorData = p
+	n.peers.claim(from, Head{Validator: p.Validator, Height: p.Height})
+	n.proofs.record(p, true)
+	return pubsub.ValidationAccept
+}

@@ -1,0 +1,48 @@
+package validator
+
+import (
+	"fmt"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// CheckDecision is the decision check a ledger store holding validators'
+// chains should be opened with (ledger.WithDecisionCheck): a decision
+// record whose type is "duel" must be a duel result that duel.Decode
+// accepts (canonical, and every derived field equal to its
+// recomputation); records of other types (re-execution outcomes, future
+// formats) must pass ledger.CheckDecision. So a peer's block carrying a
+// duel result that does not recompute is refused on Put.
+func CheckDecision(data []byte) error {
+	if err := ledger.CheckDecision(data); err != nil {
+		return err
+	}
+	typ, err := recordType(data)
+	if err != nil {
+		return err
+	}
+	if typ != duel.ResultType {
+		return nil
+	}
+	if _, err := duel.Decode(data); err != nil {
+		return fmt.Errorf("decision: %w", err)
+	}
+	return nil
+}
+
+// recordType returns a decision record's "type" field, "" if it has none
+// or is not a map. data must have passed ledger.CheckDecision.
+func recordType(data []byte) (string, error) {
+	var v any
+	if err := codec.Unmarshal(data, &v); err != nil {
+		return "", fmt.Errorf("decision: %w", err)
+	}
+	m, ok := v.(map[any]any)
+	if !ok {
+		return "", nil
+	}
+	s, _ := m["type"].(string)
+	return s, nil
+}

@@ -1,0 +1,150 @@
+package validator_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/validator"
+)
+
+// sampleResult is a small valid duel result: the contender wins both envs
+// at the first look.
+func sampleResult(t testing.TB) duel.Result {
+	t.Helper()
+	rule := duel.Rule{ZMilli: 1960, Looks: []uint32{8, 16}, MaxChallenges: 40}
+	in := duel.Input{
+		Start:     duel.Anchor{Number: 12, Hash: duel.Hash{1}},
+		Champion:  duel.Side{Hotkey: keys.PublicKey{1}, ModelHash: duel.HexBytes{0xa}},
+		Contender: duel.Side{Hotkey: keys.PublicKey{2}, ModelHash: duel.HexBytes{0xb}},
+		Rule:      rule, RatioPPM: 520_000,
+	}
+	for _, env := range []string{"abd", "mult8"} {
+		e := duel.EnvInput{Env: env}
+		for c := uint64(0); c < 8; c++ {
+			id, err := challenge.Derive([32]byte{1}, [32]byte{9}, env, 1, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Samples = append(e.Samples, duel.Sample{ID: id, Outcome: duel.Win})
+		}
+		in.Envs = append(in.Envs, e)
+	}
+	r, err := duel.Recompute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestCheckDecision(t *testing.T) {
+	t.Parallel()
+	r := sampleResult(t)
+	good, _, err := duel.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validator.CheckDecision(good); err != nil {
+		t.Fatalf("a valid duel result: %v", err)
+	}
+	tampered := r
+	tampered.Envs = append([]duel.EnvResult(nil), r.Envs...)
+	tampered.Envs[0].Wins--
+	tampered.Envs[0].Losses++
+	bad, err := codec.Marshal(tampered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validator.CheckDecision(bad); !errors.Is(err, duel.ErrMalformed) || !strings.Contains(err.Error(), "wins") {
+		t.Fatalf("a result whose counts do not recompute: %v", err)
+	}
+	other, err := codec.Marshal(map[string]any{"type": "reexec", "verdict": "agree"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validator.CheckDecision(other); err != nil {
+		t.Fatalf("a record of another type: %v", err)
+	}
+	if err := validator.CheckDecision([]byte{0xff}); !errors.Is(err, ledger.ErrMalformed) {
+		t.Fatalf("garbage: %v", err)
+	}
+	if err := validator.CheckDecision([]byte{0xf9, 0x3c, 0x00}); err == nil {
+		t.Fatal("a float was accepted")
+	}
+}
+
+// A store opened with CheckDecision refuses a peer's block whose duel
+// result does not recompute.
+func TestStoreRefusesBadDuelResult(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, t.TempDir())
+	defer s.Close()
+	k := hotkey(t, "//Bob")
+	r := sampleResult(t)
+	r.GeoMeanPPM++
+	bad, err := codec.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := ledger.Header{
+		Format: ledger.BlockFormat, Validator: k.Public(), TimeMS: 1,
+		Transcripts: []codec.Link{}, Decisions: []codec.Link{codec.LinkTo(codec.Sum(bad))},
+		Checkpoint: ledger.CheckpointOf(nil),
+	}
+	_, raw, _, err := ledger.Sign(h, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Put(raw, map[cid.Cid][]byte{codec.Sum(bad): bad})
+	if !errors.Is(err, ledger.ErrInvalidBlock) || !strings.Contains(err.Error(), "geomean_ppm") {
+		t.Fatalf("block with a bad duel result: %v", err)
+	}
+	// The same block with the result as recomputed is stored.
+	r.GeoMeanPPM--
+	good, _, err := duel.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Decisions = []codec.Link{codec.LinkTo(codec.Sum(good))}
+	if _, raw, _, err = ledger.Sign(h, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(raw, map[cid.Cid][]byte{codec.Sum(good): good}); err != nil {
+		t.Fatalf("block with a good duel result: %v", err)
+	}
+}
+
+func FuzzCheckDecision(f *testing.F) {
+	good, _, err := duel.Encode(sampleResult(f))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte{0xa0})
+	other, _ := codec.Marshal(map[string]any{"type": "duel"})
+	f.Add(other)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if validator.CheckDecision(data) != nil {
+			return
+		}
+		if _, err := duel.Decode(data); err == nil {
+			return
+		}
+		// Accepted without decoding as a duel result: it must not say it
+		// is one.
+		var v any
+		if err := codec.Unmarshal(data, &v); err != nil {
+			t.Fatalf("accepted a record the codec refuses: %v", err)
+		}
+		if m, ok := v.(map[any]any); ok && m["type"] == duel.ResultType {
+			t.Fatal("accepted a duel record that does not decode")
+		}
+	})
+}

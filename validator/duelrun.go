@@ -1,0 +1,365 @@
+package validator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/envs"
+	"github.com/affine-ledger/ledger/inference"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// sideRun is one miner of a running duel.
+type sideRun struct {
+	miner chain.Contender
+	side  duel.Side
+	rec   ledger.Miner
+	ep    inference.Endpoint
+}
+
+// envRun is one env of a running duel. Counters are drawn in order from 0;
+// outcomes are counted in counter order (fed is the next to count), so the
+// record lists challenges as drawn whatever order the answers came in.
+type envRun struct {
+	index   int
+	name    string
+	version uint16
+	factory envs.Factory
+
+	next     uint64                  // next counter to draw
+	fed      uint64                  // counters below fed are counted (or skipped)
+	stored   map[uint64]duel.Outcome // answered before a restart, not yet counted
+	answered map[uint64]answer       // answered, waiting for the counters before them
+	inflight map[uint64]context.CancelFunc
+	samples  []duel.Sample
+}
+
+// answer is what a challenge's worker reports.
+type answer struct {
+	env     int
+	counter uint64
+	id      challenge.ID
+	outcome duel.Outcome
+	// skipped: the pair could not be recorded (over the ledger's limits);
+	// the counter is passed over.
+	skipped  bool
+	canceled bool
+	err      error
+}
+
+// run is one duel in progress.
+type run struct {
+	v           *Validator
+	id          ledger.DuelID
+	start       ledger.Anchor
+	ratio       uint32
+	frontier    duel.Frontier
+	champ, cont sideRun
+	d           *duel.Duel
+	envs        []*envRun
+	resumed     int
+}
+
+func (v *Validator) newSide(m chain.Contender) sideRun {
+	ep, err := v.cfg.Endpoint(m)
+	if err != nil {
+		// No endpoint: every call fails as a bad request, so the miner
+		// loses the challenges as it would by not answering.
+		ep = inference.Endpoint{Key: m.Hotkey.String(), Model: m.Commitment.Model}
+	}
+	return sideRun{miner: m, side: Side(m), rec: ledgerMiner(m), ep: ep}
+}
+
+// newRun sets a duel up: resumed from the ledger if the unfinished duel is
+// between the same two models, else fresh at a new anchor. frontier is
+// the history's, nil to start a reign.
+func (v *Validator) newRun(ctx context.Context, champion, contender chain.Contender, frontier *duel.Frontier) (*run, error) {
+	r := &run{v: v, champ: v.newSide(champion), cont: v.newSide(contender)}
+	for i, f := range v.cfg.Envs {
+		s := f.Spec()
+		r.envs = append(r.envs, &envRun{
+			index: i, name: s.Name, version: s.Version, factory: f,
+			stored: map[uint64]duel.Outcome{}, answered: map[uint64]answer{}, inflight: map[uint64]context.CancelFunc{},
+		})
+	}
+	v.stateMu.Lock()
+	p := v.pending
+	v.pending = nil
+	v.stateMu.Unlock()
+	if p != nil {
+		if sameSide(p.champion, r.champ.side) && sameSide(p.contender, r.cont.side) {
+			maxCounter := uint64(v.cfg.Rule.MaxChallenges) + 4*MaxInFlight
+			n, err := loadStored(v.cfg.Store, v.pub, p, r.envs, maxCounter)
+			var ab errAbandon
+			switch {
+			case errors.As(err, &ab):
+				r.abandoned(p, ab.reason)
+			case err != nil:
+				return nil, fmt.Errorf("resume duel %s: %w", p.id, err)
+			default:
+				r.start, r.id, r.resumed = p.start, p.id, n
+			}
+		} else {
+			r.abandoned(p, "the duel to run now is between other models")
+		}
+	}
+	if r.resumed == 0 {
+		for _, e := range r.envs {
+			clear(e.stored)
+		}
+		a, err := v.anchor(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.start = a
+		r.id = ledger.Duel{Champion: champion.Hotkey, Contender: contender.Hotkey, Start: a}.ID()
+	}
+	if frontier != nil {
+		r.frontier = *frontier
+	} else {
+		r.frontier = v.cfg.Frontier.Genesis(r.champ.side, r.start.Number)
+	}
+	ratio, err := v.cfg.Frontier.Ratio(r.frontier, r.start.Number)
+	if err != nil {
+		return nil, fmt.Errorf("duel at block %d: %w", r.start.Number, err)
+	}
+	r.ratio = ratio
+	if r.d, err = duel.NewDuel(v.cfg.Rule, ratio, envNames(v.cfg.Envs)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *run) abandoned(p *unfinished, reason string) {
+	if r.v.cfg.Progress != nil {
+		r.v.cfg.Progress(Progress{
+			Stage: StageAbandoned, Duel: p.id, Start: p.start, Reason: reason,
+			Champion: p.champion.Hotkey, Contender: p.contender.Hotkey,
+		})
+	}
+}
+
+// run plays the duel to its decision, records the result and moves the
+// history.
+func (r *run) run(ctx context.Context) (duel.Result, error) {
+	r.progress(Progress{Stage: StageStart, Resumed: r.resumed})
+	recorded := false
+	defer func() {
+		if !recorded {
+			// What was answered is in the ledger: the next RunDuel of
+			// these two models (or the next New, after a restart)
+			// resumes from it.
+			r.v.stateMu.Lock()
+			r.v.pending = &unfinished{id: r.id, start: r.start, champion: r.champ.side, contender: r.cont.side}
+			r.v.stateMu.Unlock()
+		}
+	}()
+	if err := r.play(ctx); err != nil {
+		return duel.Result{}, err
+	}
+	in := duel.Input{
+		Start:     duel.Anchor{Number: r.start.Number, Hash: duel.Hash(r.start.Hash)},
+		Champion:  r.champ.side,
+		Contender: r.cont.side,
+		Rule:      r.v.cfg.Rule,
+		RatioPPM:  r.ratio,
+	}
+	for _, e := range r.envs {
+		in.Envs = append(in.Envs, duel.EnvInput{Env: e.name, Samples: e.samples})
+	}
+	res, err := duel.Recompute(in)
+	if err != nil {
+		return duel.Result{}, fmt.Errorf("duel %s: %w", r.id, err)
+	}
+	raw, _, err := duel.Encode(res)
+	if err != nil {
+		return duel.Result{}, fmt.Errorf("duel %s: %w", r.id, err)
+	}
+	rc, err := r.v.app.Append(ctx, r.start, nil, [][]byte{raw})
+	if err != nil {
+		return duel.Result{}, fmt.Errorf("duel %s: record result: %w", r.id, err)
+	}
+	recorded = true
+	r.v.notify(rc)
+	// The block may hold other requests' decisions (an appender shared
+	// with a node): the history records the result's position.
+	index := 0
+	if b, err := r.v.cfg.Store.Block(rc.Block.CID); err == nil {
+		for i, c := range b.DecisionCIDs() {
+			if c.Equals(rc.Decisions[0]) {
+				index = i
+			}
+		}
+	}
+	r.v.stateMu.Lock()
+	err = r.v.hist.add(rc.Block, rc.Decisions[0], index, res)
+	r.v.stateMu.Unlock()
+	if err != nil {
+		return duel.Result{}, err
+	}
+	r.progress(Progress{Stage: StageDecided, Winner: r.d.Winner(), Record: rc.Decisions[0]})
+	return res, nil
+}
+
+// play draws and answers challenges until the duel is decided. Every
+// worker has returned when it does.
+func (r *run) play(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	// Workers never block on the channel: at most InFlight per env run.
+	results := make(chan answer, len(r.envs)*r.v.cfg.InFlight)
+	pending := 0
+	for {
+		r.feed()
+		if r.d.Done() {
+			return nil
+		}
+		took := false
+		for _, e := range r.envs {
+			if r.d.State(e.index).Decision() != duel.Open {
+				continue
+			}
+			for e.next < e.fed+uint64(r.v.cfg.InFlight) {
+				c := e.next
+				e.next++
+				if o, ok := e.stored[c]; ok {
+					delete(e.stored, c)
+					id, err := challenge.Derive(r.start.Hash, r.v.pub, e.name, e.version, c)
+					if err != nil {
+						return err
+					}
+					e.answered[c] = answer{env: e.index, counter: c, id: id, outcome: o}
+					took = true
+					continue
+				}
+				wctx, wcancel := context.WithCancel(ctx)
+				e.inflight[c] = wcancel
+				pending++
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results <- r.answer(wctx, e, c)
+				}()
+			}
+		}
+		if took {
+			continue // count the stored answers taken before waiting
+		}
+		if pending == 0 {
+			return fmt.Errorf("duel %s: no challenge out and none to count", r.id)
+		}
+		var a answer
+		select {
+		case a = <-results:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		pending--
+		e := r.envs[a.env]
+		if cancel, ok := e.inflight[a.counter]; ok {
+			cancel()
+			delete(e.inflight, a.counter)
+		}
+		switch {
+		case a.err != nil:
+			return a.err
+		case a.canceled:
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if r.d.State(a.env).Decision() == duel.Open {
+				return fmt.Errorf("duel %s: challenge %d of env %s abandoned while its env is open", r.id, a.counter, e.name)
+			}
+			// Cancelled because its env was decided: nothing to count.
+		default:
+			e.answered[a.counter] = a
+		}
+	}
+}
+
+// feed counts the answers that are next in counter order, while their env
+// and the duel are open. An env decided by them cancels its challenges
+// still out.
+func (r *run) feed() {
+	for _, e := range r.envs {
+		for !r.d.Done() && r.d.State(e.index).Decision() == duel.Open {
+			a, ok := e.answered[e.fed]
+			if !ok {
+				break
+			}
+			delete(e.answered, e.fed)
+			e.fed++
+			if a.skipped {
+				continue
+			}
+			// AddAt cannot fail: the env is open and o is an outcome.
+			_ = r.d.AddAt(e.index, a.outcome)
+			e.samples = append(e.samples, duel.Sample{ID: a.id, Outcome: a.outcome})
+			r.outcomeProgress(e, a.outcome)
+		}
+		if r.d.Done() || r.d.State(e.index).Decision() != duel.Open {
+			for _, cancel := range e.inflight {
+				cancel()
+			}
+		}
+	}
+}
+
+// answer puts challenge counter of env e to both miners at once and
+// appends the two transcripts as one request, so they are durable
+// together.
+func (r *run) answer(ctx context.Context, e *envRun, counter uint64) answer {
+	a := answer{env: e.index, counter: counter}
+	id, err := challenge.Derive(r.start.Hash, r.v.pub, e.name, e.version, counter)
+	if err != nil {
+		a.err = err
+		return a
+	}
+	a.id = id
+	var ts [2]ledger.Transcript
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, s := range []*sideRun{&r.champ, &r.cont} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ts[i], errs[i] = r.v.play(ctx, s, e.factory, id, r.id)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		switch {
+		case errors.Is(err, errCanceled):
+			a.canceled = true
+			return a
+		case err != nil:
+			a.err = fmt.Errorf("duel %s challenge %s: %w", r.id, id, err)
+			return a
+		}
+	}
+	rc, err := r.v.app.Append(ctx, r.start, ts[:], nil)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		a.canceled = true
+		return a
+	case errors.Is(err, ledger.ErrMalformed):
+		a.skipped = true
+		return a
+	default:
+		a.err = fmt.Errorf("duel %s challenge %s: %w", r.id, id, err)
+		return a
+	}
+	r.v.notify(rc)
+	a.outcome = duel.Judge(ts[0].Reward, ts[1].Reward)
+	return a
+}

@@ -1,0 +1,183 @@
+package validator
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// Entry is one duel result of a validator's ledger: where it is, what it
+// says, and the frontier (champion and ratio to beat) after it.
+type Entry struct {
+	Block  ledger.BlockRef `json:"block"`
+	Record cid.Cid         `json:"record"`
+	// Index is the record's position in the block's decisions.
+	Index      int         `json:"index"`
+	Start      duel.Anchor `json:"start"`
+	Champion   duel.Side   `json:"champion"`
+	Contender  duel.Side   `json:"contender"`
+	RatioPPM   uint32      `json:"ratio_ppm"`
+	Winner     string      `json:"winner"`
+	EnvsWon    uint32      `json:"envs_won"`
+	Envs       int         `json:"envs"`
+	GeoMeanPPM uint32      `json:"geomean_ppm"`
+	Challenges uint32      `json:"challenges"`
+	// NewReign is set when the result's champion is not the champion the
+	// results before it left (none, for the first): a reign starts at the
+	// floor at the result's start block (spec/validator.md, "Champion").
+	NewReign bool          `json:"new_reign"`
+	After    duel.Frontier `json:"after"`
+}
+
+// ID returns the duel ID of the entry's duel.
+func (e Entry) ID() ledger.DuelID { return duelID(e.Champion, e.Contender, e.Start) }
+
+// History is what a validator's ledger says about its duels: every duel
+// result in ledger order (block height, then position in the block) and
+// the frontier they leave. It is a pure function of the ledger and the
+// frontier parameters.
+type History struct {
+	Validator keys.PublicKey      `json:"validator"`
+	Params    duel.FrontierParams `json:"params"`
+	Entries   []Entry             `json:"duels"`
+	// Frontier is the champion and ratio after the last result; nil before
+	// the first.
+	Frontier *duel.Frontier `json:"frontier"`
+	// Head is the validator's head block, if it has one: its anchor is
+	// the newest chain block the ledger knows of.
+	Head *ledger.Head `json:"head,omitempty"`
+
+	dueled map[string]bool
+}
+
+// ErrHistory is wrapped when a validator's duel results do not fold: a
+// result against another champion than the one in force without starting a
+// reign, or with another ratio than the one in force.
+var ErrHistory = errors.New("duel history")
+
+// LoadHistory reads v's chain from s and folds its duel results. A decision
+// record of type "duel" that does not decode fails the load (the store's
+// decision check should have refused it); records of other types are
+// skipped.
+func LoadHistory(s *ledger.Store, v keys.PublicKey, p duel.FrontierParams) (*History, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	h := &History{Validator: v, Params: p, dueled: map[string]bool{}}
+	head, err := s.Head(v)
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return h, nil
+	case err != nil:
+		return nil, err
+	}
+	h.Head = &head
+	for b, err := range s.Blocks(v, 0) {
+		if err != nil {
+			return nil, fmt.Errorf("validator %s: %w", v.Short(), err)
+		}
+		if b.Height > head.Block.Height {
+			break
+		}
+		for i, c := range b.DecisionCIDs() {
+			r, ok, err := readResult(s, c)
+			if err != nil {
+				return nil, fmt.Errorf("validator %s height %d decision %d: %w", v.Short(), b.Height, i, err)
+			}
+			if !ok {
+				continue
+			}
+			if err := h.add(b.Ref(), c, i, r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return h, nil
+}
+
+// readResult returns the duel result stored under c, ok false if the
+// record is of another type.
+func readResult(s *ledger.Store, c cid.Cid) (duel.Result, bool, error) {
+	raw, err := s.Object(c)
+	if err != nil {
+		return duel.Result{}, false, err
+	}
+	if err := codec.CheckCID(raw, c); err != nil {
+		return duel.Result{}, false, fmt.Errorf("%w: %v", ledger.ErrCorrupt, err)
+	}
+	typ, err := recordType(raw)
+	if err != nil || typ != duel.ResultType {
+		return duel.Result{}, false, err
+	}
+	r, err := duel.Decode(raw)
+	return r, err == nil, err
+}
+
+// add folds one result (spec/duel.md, "Auditing it", with the reign rule
+// of spec/validator.md).
+func (h *History) add(block ledger.BlockRef, c cid.Cid, index int, r duel.Result) error {
+	e := Entry{
+		Block: block, Record: c, Index: index,
+		Start: r.Start, Champion: r.Champion, Contender: r.Contender,
+		RatioPPM: r.RatioPPM, Winner: r.Winner, EnvsWon: r.EnvsWon, Envs: len(r.Envs), GeoMeanPPM: r.GeoMeanPPM,
+	}
+	for _, env := range r.Envs {
+		e.Challenges += uint32(len(env.Challenges))
+	}
+	var f duel.Frontier
+	if h.Frontier == nil || !sameSide(h.Frontier.Champion, r.Champion) {
+		e.NewReign = true
+		f = h.Params.Genesis(r.Champion, r.Start.Number)
+	} else {
+		f = *h.Frontier
+	}
+	after, err := h.Params.Apply(f, r)
+	if err != nil {
+		return fmt.Errorf("%w: validator %s height %d decision %d: %w", ErrHistory, h.Validator.Short(), block.Height, index, err)
+	}
+	e.After = after
+	h.Entries = append(h.Entries, e)
+	h.Frontier = &after
+	h.dueled[sideKey(r.Champion)] = true
+	h.dueled[sideKey(r.Contender)] = true
+	return nil
+}
+
+// Ratio returns the ratio to beat at chain block height under the current
+// frontier; the floor before any duel.
+func (h *History) Ratio(height uint64) (uint32, error) {
+	if h.Frontier == nil {
+		return h.Params.Floor(), nil
+	}
+	return h.Params.Ratio(*h.Frontier, height)
+}
+
+// Dueled reports whether the model s (hotkey and model hash) took part in
+// one of the validator's duels, on either side.
+func (h *History) Dueled(s duel.Side) bool { return h.dueled[sideKey(s)] }
+
+// Last returns the last entry, ok false if there is none.
+func (h *History) Last() (Entry, bool) {
+	if len(h.Entries) == 0 {
+		return Entry{}, false
+	}
+	return h.Entries[len(h.Entries)-1], true
+}
+
+func sideKey(s duel.Side) string { return string(s.Hotkey[:]) + string(s.ModelHash) }
+
+func sameSide(a, b duel.Side) bool {
+	return a.Hotkey == b.Hotkey && bytes.Equal(a.ModelHash, b.ModelHash)
+}
+
+// duelID is the ledger's duel ID of a duel between two sides from start.
+func duelID(champion, contender duel.Side, start duel.Anchor) ledger.DuelID {
+	return ledger.Duel{Champion: champion.Hotkey, Contender: contender.Hotkey, Start: ledger.Anchor{Number: start.Number, Hash: ledger.Hash(start.Hash)}}.ID()
+}

@@ -1,0 +1,92 @@
+package validator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/envs"
+	"github.com/affine-ledger/ledger/inference"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// errCanceled marks an episode abandoned because its context ended: it is
+// not recorded (spec/inference.md: a cancelled call is not the miner's
+// failure).
+var errCanceled = errors.New("episode abandoned")
+
+// play runs challenge id of env f against one miner and records it.
+func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id challenge.ID, d ledger.DuelID) (ledger.Transcript, error) {
+	started := v.cfg.Now()
+	rec, err := inference.Play(ctx, v.cfg.Client, s.ep, f, id)
+	finished := v.cfg.Now()
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, inference.ErrCanceled) {
+			return ledger.Transcript{}, fmt.Errorf("%w: %w", errCanceled, err)
+		}
+		return ledger.Transcript{}, fmt.Errorf("miner %s: %w", s.miner.Hotkey.Short(), err)
+	}
+	return newTranscript(v.pub, s.rec, d, rec, started, finished), nil
+}
+
+// newTranscript records an episode (spec/validator.md, "Transcripts"): the
+// conversation and rewards as played, and how the calls went, summed over
+// the episode's calls.
+func newTranscript(validator keys.PublicKey, m ledger.Miner, d ledger.DuelID, rec inference.EpisodeRecord, started, finished time.Time) ledger.Transcript {
+	t := ledger.Transcript{
+		Format:       ledger.TranscriptFormat,
+		Challenge:    rec.ID,
+		Env:          rec.ID.Env,
+		EnvVersion:   rec.ID.Version,
+		Validator:    validator,
+		Miner:        m,
+		Duel:         d,
+		Invocation:   ledger.NewInvocationID(),
+		Conversation: rec.Messages,
+		TurnRewards:  make([]int64, len(rec.Rewards)),
+		Reward:       int64(rec.Reward),
+		Reason:       rec.Reason,
+		Error:        clipText(rec.Error, ledger.MaxTextField),
+		StartedMS:    max(started.UnixMilli(), 0),
+	}
+	t.FinishedMS = max(finished.UnixMilli(), t.StartedMS)
+	for i, r := range rec.Rewards {
+		t.TurnRewards[i] = int64(r)
+	}
+	var latency, attempts, prompt, completion int64
+	for _, c := range rec.Calls {
+		latency += max(c.LatencyMS, 0)
+		attempts += max(c.Attempts, 0)
+		prompt += max(c.PromptTokens, 0)
+		completion += max(c.CompletionTokens, 0)
+	}
+	t.LatencyMS = uint64(latency)
+	t.Attempts = uint32(min(attempts, math.MaxUint32))
+	if n := len(rec.Calls); n > 0 {
+		t.HTTPStatus = uint16(min(max(rec.Calls[n-1].Status, 0), math.MaxUint16))
+	}
+	// The client cannot tell a usage of zero tokens from none reported;
+	// a reply that counted nothing is recorded as reporting none.
+	if prompt > 0 || completion > 0 {
+		t.Usage = &ledger.Usage{PromptTokens: uint64(prompt), CompletionTokens: uint64(completion)}
+	}
+	return t
+}
+
+// clipText returns s as valid UTF-8 of at most n bytes, cut at a rune.
+func clipText(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

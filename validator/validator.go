@@ -1,0 +1,273 @@
+package validator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// Errors of RunDuel.
+var (
+	// ErrCopy: the contender is a copy (spec/validator.md, "Copies").
+	ErrCopy = errors.New("contender is a copy")
+	// ErrNotChampion: the champion given is not the one in force.
+	ErrNotChampion = errors.New("not the champion")
+	// errChain marks a failed chain read: Run tries again later.
+	errChain = errors.New("chain")
+)
+
+// Validator is the evaluation loop of one validator hotkey. Run loops over
+// the contender queue; RunDuel runs one duel. Duels run one at a time (a
+// second RunDuel waits for the first), each with its challenges in
+// parallel. All methods are safe for concurrent use.
+type Validator struct {
+	cfg    Config
+	pub    keys.PublicKey
+	app    *ledger.Appender
+	ownApp bool
+
+	// duelMu is held for a whole duel: the champion and the ratio to beat
+	// move only between duels.
+	duelMu sync.Mutex
+	// stateMu guards hist, pending, lastStart and hasLast.
+	stateMu sync.Mutex
+	hist    *History
+	// pending is the unfinished duel found in the ledger, nil if none (or
+	// once resumed or abandoned).
+	pending *unfinished
+	// lastStart is the start block of the last duel begun, recorded or
+	// not: the next one starts at a later block, so no two duels of this
+	// validator share an anchor (and so no counter is drawn twice).
+	lastStart uint64
+	hasLast   bool
+
+	blockMu sync.Mutex
+	// nextBlock is the height of the first block OnBlock has not seen.
+	nextBlock uint64
+}
+
+// New recovers the validator's state from its ledger (History and an
+// unfinished duel, if any) and opens its appender.
+func New(cfg Config) (*Validator, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{cfg: cfg, pub: cfg.Key.Public()}
+	if v.hist, err = LoadHistory(cfg.Store, v.pub, cfg.Frontier); err != nil {
+		return nil, fmt.Errorf("validator: recover history: %w", err)
+	}
+	if last, ok := v.hist.Last(); ok {
+		v.lastStart, v.hasLast = last.Start.Number, true
+	}
+	if v.pending, err = findUnfinished(cfg.Store, v.pub, v.hist); err != nil {
+		return nil, fmt.Errorf("validator: recover unfinished duel: %w", err)
+	}
+	if v.pending != nil {
+		v.lastStart, v.hasLast = max(v.lastStart, v.pending.start.Number), true
+	}
+	if v.hist.Head != nil {
+		v.nextBlock = v.hist.Head.Block.Height + 1
+	}
+	v.app = cfg.Appender
+	if v.app == nil {
+		opts := []ledger.AppenderOption{ledger.WithMaxWait(cfg.BlockInterval)}
+		if cfg.BlockSize > 0 {
+			opts = append(opts, ledger.WithMaxBatch(cfg.BlockSize))
+		}
+		if v.app, err = cfg.Store.NewAppender(cfg.Key, opts...); err != nil {
+			return nil, fmt.Errorf("validator: %w", err)
+		}
+		v.ownApp = true
+	}
+	return v, nil
+}
+
+// Close closes the appender New opened, after what it holds is written.
+// It does not close the store or the chain. Stop Run first.
+func (v *Validator) Close() error {
+	if v.ownApp {
+		return v.app.Close()
+	}
+	return nil
+}
+
+// History returns a copy of the duel history: the results recorded and the
+// frontier after them.
+func (v *Validator) History() History {
+	v.stateMu.Lock()
+	defer v.stateMu.Unlock()
+	h := *v.hist
+	h.Entries = append([]Entry(nil), h.Entries...)
+	if h.Frontier != nil {
+		f := *h.Frontier
+		h.Frontier = &f
+	}
+	h.dueled = nil
+	return h
+}
+
+// Run duels contenders until ctx ends: it resumes the unfinished duel of
+// the ledger if it still can, then repeatedly reads the contender queue and
+// duels the next contender (nextPair), waiting Poll when there is none.
+// It returns ctx's error, or the first error that stops the loop (the
+// ledger failed, an env failed); failures of miners and of chain reads do
+// not stop it.
+func (v *Validator) Run(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		q, err := Queue(ctx, v.cfg.Chain)
+		if err != nil {
+			if err := sleep(ctx, v.cfg.Poll); err != nil {
+				return err
+			}
+			continue
+		}
+		champion, contender, ok := v.next(q)
+		if !ok {
+			if err := sleep(ctx, v.cfg.Poll); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := v.RunDuel(ctx, champion, contender); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !errors.Is(err, errChain) {
+				return err
+			}
+			if err := sleep(ctx, v.cfg.Poll); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// next picks the next duel: the unfinished one if both its miners still
+// have the models they had, else nextPair.
+func (v *Validator) next(q []chain.Contender) (champion, contender chain.Contender, ok bool) {
+	v.stateMu.Lock()
+	defer v.stateMu.Unlock()
+	if p := v.pending; p != nil {
+		ch, okc := find(q, p.champion)
+		co, oko := find(q, p.contender)
+		if okc && oko {
+			return ch, co, true
+		}
+	}
+	return nextPair(q, v.hist)
+}
+
+// RunDuel duels contender against champion and returns the duel's result
+// once it is durable in the ledger. champion must be the champion in force
+// (or, when the ledger has none or its champion no longer has its model
+// committed, any miner: a reign starts, spec/validator.md). A copy is
+// refused with ErrCopy. If the ledger holds an unfinished duel of the same
+// two models, it is resumed; any other unfinished duel is abandoned.
+//
+// Miners that fail (time out, send garbage, hang) lose the challenges they
+// fail; RunDuel returns an error only when ctx ends (the duel can then be
+// resumed), the ledger fails, or an env fails.
+func (v *Validator) RunDuel(ctx context.Context, champion, contender chain.Contender) (duel.Result, error) {
+	v.duelMu.Lock()
+	defer v.duelMu.Unlock()
+	if why := isCopy(champion, contender); why != "" {
+		return duel.Result{}, fmt.Errorf("duel %s against %s: %w: %s", contender.Hotkey.Short(), champion.Hotkey.Short(), ErrCopy, why)
+	}
+	frontier, err := v.frontierFor(ctx, champion)
+	if err != nil {
+		return duel.Result{}, err
+	}
+	r, err := v.newRun(ctx, champion, contender, frontier)
+	if err != nil {
+		return duel.Result{}, err
+	}
+	return r.run(ctx)
+}
+
+// frontierFor returns the frontier a duel of champion runs under: the
+// history's if champion is its champion, a new reign if the history has
+// none or its champion's model is no longer committed.
+func (v *Validator) frontierFor(ctx context.Context, champion chain.Contender) (*duel.Frontier, error) {
+	v.stateMu.Lock()
+	f := v.hist.Frontier
+	v.stateMu.Unlock()
+	if f == nil || sameSide(f.Champion, Side(champion)) {
+		return f, nil
+	}
+	q, err := Queue(ctx, v.cfg.Chain)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errChain, err)
+	}
+	if _, still := find(q, f.Champion); still {
+		return nil, fmt.Errorf("duel against %s: %w: the champion is %s", champion.Hotkey.Short(), ErrNotChampion, f.Champion.Hotkey.Short())
+	}
+	return nil, nil
+}
+
+// anchor waits for a chain head after the last duel's start and returns
+// it.
+func (v *Validator) anchor(ctx context.Context) (ledger.Anchor, error) {
+	for {
+		b, err := v.cfg.Chain.Head(ctx)
+		if err == nil {
+			v.stateMu.Lock()
+			fresh := !v.hasLast || b.Number > v.lastStart
+			if fresh {
+				v.lastStart, v.hasLast = b.Number, true
+			}
+			v.stateMu.Unlock()
+			if fresh {
+				return ledger.Anchor{Number: b.Number, Hash: ledger.Hash(b.Hash)}, nil
+			}
+		}
+		if err := sleep(ctx, min(v.cfg.Poll, 100*time.Millisecond)); err != nil {
+			return ledger.Anchor{}, err
+		}
+	}
+}
+
+// notify calls OnBlock once per block, in height order. Receipts reach it
+// from several goroutines in any order; a block passed over (its receipt
+// comes later, or it holds none of the loop's records) is read back from
+// the store, where it is durable since the later block is.
+func (v *Validator) notify(rc ledger.Receipt) {
+	if v.cfg.OnBlock == nil {
+		return
+	}
+	v.blockMu.Lock()
+	defer v.blockMu.Unlock()
+	if rc.Block.Height < v.nextBlock {
+		return
+	}
+	// The first receipt to arrive need not be of the first new block: blocks are
+	// durable in height order, so every lower one can be read back.
+	for h := v.nextBlock; h < rc.Block.Height; h++ {
+		if b, err := v.cfg.Store.BlockAt(v.pub, h); err == nil {
+			v.cfg.OnBlock(ledger.Receipt{Block: b.Ref(), Checkpoint: b.Checkpoint})
+		}
+	}
+	v.nextBlock = rc.Block.Height + 1
+	v.cfg.OnBlock(rc)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

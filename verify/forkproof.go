@@ -1,0 +1,28 @@
+package verify
+
+import (
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// ForkProof checks a recorded fork proof and reports it: a valid proof is
+// evidence that its validator signed two blocks at one height
+// (equivocation), which is a failure of that validator whatever its chain
+// looks like; an invalid one is a failure of the source that kept it.
+func (vf *Verifier) ForkProof(raw []byte, c cid.Cid) {
+	vf.rep.ForkProofs++
+	vf.rep.Bytes += int64(len(raw))
+	if err := codec.CheckCID(raw, c); err != nil {
+		vf.rep.fail(Failure{CID: c.String(), Transcript: -1, Reason: "fork proof bytes do not match their CID: " + err.Error()})
+		return
+	}
+	p, err := ledger.DecodeForkProof(raw)
+	if err != nil {
+		vf.rep.fail(Failure{CID: c.String(), Transcript: -1, Reason: "recorded fork proof does not verify: " + err.Error()})
+		return
+	}
+	vf.rep.fail(blockFailure(p.Validator, p.Height, c, -1,
+		"equivocation: the validator signed two blocks at height %d, %s and %s (fork proof)", p.Height, codec.Sum(p.A), codec.Sum(p.B)))
+}

@@ -1,0 +1,65 @@
+package verify_test
+
+import (
+	"os"
+
+	"testing"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+// small is the ledger most tests use: every env, decisions, three blocks.
+var small = verifytest.Spec{Validators: 2, Blocks: 3, PerBlock: 5, Decisions: true}
+
+func build(t testing.TB, spec verifytest.Spec) (string, []*keys.Hotkey) {
+	t.Helper()
+	dir := t.TempDir()
+	s := open(t, dir)
+	ks, err := verifytest.Build(s, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ks
+}
+
+func open(t testing.TB, dir string) *ledger.Store {
+	t.Helper()
+	s, err := ledger.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// verifyDir audits the store at dir with re-execution.
+func verifyDir(t testing.TB, dir string, scope verify.StoreScope) verify.Report {
+	t.Helper()
+	s := open(t, dir)
+	defer s.Close()
+	heads, err := verify.StoreHeads(s, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.VerifyStore(s, heads, scope, verify.Options{Reexecute: true, StrictSeeds: true, Challenges: verify.NewMemSet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// copyStore copies a closed store directory, so table tests can tamper
+// with copies of one built ledger.
+func copyStore(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}

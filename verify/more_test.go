@@ -1,0 +1,154 @@
+package verify_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+func TestForkProofIsAFinding(t *testing.T) {
+	t.Parallel()
+	dir, ks := build(t, small)
+	s := open(t, dir)
+	proof, err := verifytest.Equivocate(s, ks[1], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	rep := verifyDir(t, dir, verify.StoreScope{})
+	if rep.OK || rep.ForkProofs != 1 || len(rep.Failures) != 1 {
+		t.Fatalf("want one fork proof finding: %+v", rep)
+	}
+	f := rep.Failures[0]
+	if f.Validator != ks[1].Public().String() || f.Height != 1 || f.CID != proof.String() || !strings.Contains(f.Reason, "equivocation") {
+		t.Fatalf("finding %+v", f)
+	}
+}
+
+func TestFromHeightAndValidator(t *testing.T) {
+	t.Parallel()
+	dir, ks := build(t, small)
+	v := ks[1].Public()
+	rep := verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2})
+	if !rep.OK || rep.Chains != 1 || rep.Blocks != 1 || rep.Transcripts != small.PerBlock {
+		t.Fatalf("from height 2 of one chain: %+v", rep)
+	}
+	// A tampered transcript below From is not looked at; one at From is.
+	blk, ts := stored(t, dir, ks[1], 1)
+	if err := ledgertest.OverwriteObject(dir, blk.Transcripts[0].Cid, append(ts[0], 0)); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2}); !rep.OK {
+		t.Fatalf("tamper below --from: %+v", rep.Failures)
+	}
+	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 1}), ks[1], 1, blk.CID, 0, "do not match")
+}
+
+// TestFromHeightChecksFrontier: the stored Merkle nodes a --from audit
+// starts from must give the signed root of the block before. With five
+// transcripts a block, block 1's log (size 10) has the frontier [0,8)
+// [8,10); the head's (size 15) does not use node [8,10), so the store
+// opens and only verify's check can notice.
+func TestFromHeightChecksFrontier(t *testing.T) {
+	t.Parallel()
+	dir, ks := build(t, small)
+	if err := ledgertest.SetNode(dir, ks[0].Public(), 1, 4, ledger.Hash{1}); err != nil {
+		t.Fatal(err)
+	}
+	v := ks[0].Public()
+	blk, _ := stored(t, dir, ks[0], 1)
+	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2}), ks[0], 1, blk.CID, -1, "stored frontier of size 10")
+}
+
+// TestDuplicateChallenge feeds the core a chain (signed, consistent) whose
+// second block reuses a challenge of the first: the store refuses to hold
+// one, so the core is driven directly.
+func TestDuplicateChallenge(t *testing.T) {
+	t.Parallel()
+	k := verifytest.Key(7)
+	v := k.Public()
+	a := ledgertest.Anchor(1)
+	t0, err := verifytest.Transcript(v, a, "mult8", 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The champion and the contender of a duel both answer t0's
+	// challenge; a third run for the champion is one too many.
+	tB := t0
+	tB.Miner.Hotkey = verifytest.Miner(9)
+	tB.Invocation[15] ^= 2
+	t1 := t0
+	t1.Invocation[15] ^= 1 // same challenge, same miner, another run
+	objs := map[cid.Cid][]byte{}
+	var leaves []cid.Cid
+	var prev cid.Cid
+	var blocks [][]byte
+	var cids []cid.Cid
+	for h, tr := range []ledger.Transcript{t0, tB, t1} {
+		raw, c, err := tr.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs[c] = raw
+		leaves = append(leaves, c)
+		hd := ledger.Header{Format: ledger.BlockFormat, Validator: v, Height: uint64(h), TimeMS: 1, Anchor: a,
+			Transcripts: []codec.Link{codec.LinkTo(c)}, Checkpoint: ledger.CheckpointOf(leaves)}
+		if h > 0 {
+			hd.Prev = codec.LinkTo(prev)
+		}
+		_, braw, bc, err := ledger.Sign(hd, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, cids, prev = append(blocks, braw), append(cids, bc), bc
+	}
+	vf := verify.New(verify.Options{Reexecute: true, Challenges: verify.NewMemSet()})
+	if err := vf.StartChain(v, verify.Genesis()); err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(c cid.Cid) ([]byte, error) { return objs[c], nil }
+	for i := range blocks {
+		vf.Block(blocks[i], cids[i], fetch)
+	}
+	rep := vf.Report()
+	onlyFailure(t, rep, k, 2, cids[2], 0, "was put to miner")
+	if rep.SeedsDerived != 2 {
+		t.Fatalf("seeds derived %d: the pair's shared seed must match twice", rep.SeedsDerived)
+	}
+}
+
+func TestDiskSet(t *testing.T) {
+	t.Parallel()
+	set, err := verify.NewDiskSet(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	k := verifytest.Key(1).Public()
+	tr, err := verifytest.Transcript(k, ledgertest.Anchor(1), "mult8", 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tr.Miner.Hotkey
+	if _, dup, err := set.Add(k, m, tr.Challenge, verify.Location{Height: 3, Index: 4}); err != nil || dup {
+		t.Fatalf("first add: dup %v err %v", dup, err)
+	}
+	if _, dup, _ := set.Add(keys.PublicKey{1}, m, tr.Challenge, verify.Location{}); dup {
+		t.Fatal("another validator's use counted as a duplicate")
+	}
+	if _, dup, _ := set.Add(k, keys.PublicKey{2}, tr.Challenge, verify.Location{}); dup {
+		t.Fatal("the same challenge put to another miner counted as a duplicate")
+	}
+	first, dup, err := set.Add(k, m, tr.Challenge, verify.Location{Height: 9})
+	if err != nil || !dup || first != (verify.Location{Height: 3, Index: 4}) {
+		t.Fatalf("second add: %+v %v %v", first, dup, err)
+	}
+}

@@ -1,0 +1,231 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ipfs/go-cid"
+	"github.com/transparency-dev/merkle/proof"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// Proof types (spec/proofs.md): the "type" member of a proof file.
+const (
+	InclusionType   = "affine-ledger/inclusion-proof/v1"
+	ConsistencyType = "affine-ledger/consistency-proof/v1"
+)
+
+// MaxProofFile bounds a proof file (spec/proofs.md): room for the largest
+// transcript and a block, or two blocks, in base64 with the hashes.
+const MaxProofFile = 4 << 20
+
+// ErrProof is wrapped by every reason a proof does not verify;
+// ErrProofFormat by every reason a file is not a proof at all.
+var (
+	ErrProof       = errors.New("proof does not verify")
+	ErrProofFormat = errors.New("not a proof file")
+)
+
+// InclusionProof shows that a transcript is a leaf of its validator's log
+// at the checkpoint of a signed block, with no store: the transcript's
+// bytes, its leaf index, the RFC 6962 audit path and the signed block.
+type InclusionProof struct {
+	Type string `json:"type"`
+	// Transcript is the transcript's canonical bytes (base64 in JSON).
+	Transcript []byte `json:"transcript"`
+	// CID is the transcript's CID, which the bytes must hash to.
+	CID       string        `json:"cid"`
+	LeafIndex uint64        `json:"leaf_index"`
+	TreeSize  uint64        `json:"tree_size"`
+	Hashes    []ledger.Hash `json:"hashes"`
+	// Block is the signed block whose checkpoint the proof is against.
+	Block []byte `json:"block"`
+}
+
+// ConsistencyProof shows that the log at Older's checkpoint is a prefix of
+// the log at Newer's: the two signed blocks and the RFC 6962 consistency
+// proof between their checkpoints.
+type ConsistencyProof struct {
+	Type   string        `json:"type"`
+	Older  []byte        `json:"older"`
+	Newer  []byte        `json:"newer"`
+	Hashes []ledger.Hash `json:"hashes"`
+}
+
+// Proved is what a verified proof establishes.
+type Proved struct {
+	Type      string         `json:"type"`
+	Validator keys.PublicKey `json:"validator"`
+	// Height, Block and Checkpoint are the (newer) signed block's.
+	Height     uint64            `json:"height"`
+	Block      string            `json:"block"`
+	Checkpoint ledger.Checkpoint `json:"checkpoint"`
+	// Transcript and Leaf: inclusion proofs only.
+	Transcript string `json:"transcript,omitempty"`
+	Leaf       uint64 `json:"leaf,omitempty"`
+	// OlderHeight, OlderBlock and OlderCheckpoint: consistency proofs only.
+	OlderHeight     uint64             `json:"older_height,omitempty"`
+	OlderBlock      string             `json:"older_block,omitempty"`
+	OlderCheckpoint *ledger.Checkpoint `json:"older_checkpoint,omitempty"`
+}
+
+// ReadProof reads a proof file of either type strictly (unknown members
+// are errors) and returns *InclusionProof or *ConsistencyProof.
+func ReadProof(r io.Reader) (any, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxProofFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxProofFile {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrProofFormat, MaxProofFile)
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProofFormat, err)
+	}
+	var p any
+	switch head.Type {
+	case InclusionType:
+		p = &InclusionProof{}
+	case ConsistencyType:
+		p = &ConsistencyProof{}
+	default:
+		return nil, fmt.Errorf("%w: type %q, want %q or %q", ErrProofFormat, head.Type, InclusionType, ConsistencyType)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(p); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProofFormat, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: data after the proof object", ErrProofFormat)
+	}
+	return p, nil
+}
+
+// VerifyProof checks a proof read by ReadProof.
+func VerifyProof(p any) (Proved, error) {
+	switch p := p.(type) {
+	case *InclusionProof:
+		return p.Verify()
+	case *ConsistencyProof:
+		return p.Verify()
+	}
+	return Proved{}, fmt.Errorf("%w: %T is not a proof", ErrProofFormat, p)
+}
+
+// Verify checks the proof offline: the block decodes and its signature
+// verifies under its validator's hotkey; the tree size is the block's
+// checkpoint size; the transcript bytes hash to the CID and form a
+// transcript of that validator; and the audit path leads from the leaf
+// hash of the CID to the checkpoint's root.
+func (p *InclusionProof) Verify() (Proved, error) {
+	if p.Type != InclusionType {
+		return Proved{}, fmt.Errorf("%w: type %q", ErrProofFormat, p.Type)
+	}
+	blk, bc, err := signedBlock("block", p.Block)
+	if err != nil {
+		return Proved{}, err
+	}
+	out := Proved{Type: p.Type, Validator: blk.Validator, Height: blk.Height, Block: bc.String(), Checkpoint: blk.Checkpoint}
+	if p.TreeSize != blk.Checkpoint.Size {
+		return out, fmt.Errorf("%w: tree size %d, the block's checkpoint has %d", ErrProof, p.TreeSize, blk.Checkpoint.Size)
+	}
+	c := codec.Sum(p.Transcript)
+	out.Transcript, out.Leaf = c.String(), p.LeafIndex
+	if p.CID != c.String() {
+		return out, fmt.Errorf("%w: the transcript bytes hash to %s, the proof names %s", ErrProof, c, p.CID)
+	}
+	t, err := ledger.DecodeTranscript(p.Transcript)
+	if err != nil {
+		return out, fmt.Errorf("%w: %v", ErrProof, err)
+	}
+	if t.Validator != blk.Validator {
+		return out, fmt.Errorf("%w: the transcript names validator %s, the block is %s's", ErrProof, t.Validator, blk.Validator)
+	}
+	if err := proof.VerifyInclusion(hasher, p.LeafIndex, p.TreeSize, leafHash(c), hashSlices(p.Hashes), blk.Checkpoint.Root[:]); err != nil {
+		return out, fmt.Errorf("%w: leaf %d of %d under root %s: %v", ErrProof, p.LeafIndex, p.TreeSize, blk.Checkpoint.Root, err)
+	}
+	return out, nil
+}
+
+// Verify checks the proof offline: both blocks decode and are validly
+// signed by one validator, the older one is not above the newer one (and
+// is the same block at the same height), and the hashes prove the older
+// checkpoint's log a prefix of the newer's.
+func (p *ConsistencyProof) Verify() (Proved, error) {
+	if p.Type != ConsistencyType {
+		return Proved{}, fmt.Errorf("%w: type %q", ErrProofFormat, p.Type)
+	}
+	older, oc, err := signedBlock("older block", p.Older)
+	if err != nil {
+		return Proved{}, err
+	}
+	newer, nc, err := signedBlock("newer block", p.Newer)
+	if err != nil {
+		return Proved{}, err
+	}
+	ocp := older.Checkpoint
+	out := Proved{Type: p.Type, Validator: newer.Validator, Height: newer.Height, Block: nc.String(), Checkpoint: newer.Checkpoint,
+		OlderHeight: older.Height, OlderBlock: oc.String(), OlderCheckpoint: &ocp}
+	switch {
+	case older.Validator != newer.Validator:
+		return out, fmt.Errorf("%w: blocks of two validators, %s and %s", ErrProof, older.Validator, newer.Validator)
+	case older.Height > newer.Height:
+		return out, fmt.Errorf("%w: the older block is at height %d, above the newer's %d", ErrProof, older.Height, newer.Height)
+	case older.Height == newer.Height && !oc.Equals(nc):
+		return out, fmt.Errorf("%w: two different signed blocks at height %d: the validator equivocated", ErrProof, older.Height)
+	case ocp.Size > newer.Checkpoint.Size:
+		return out, fmt.Errorf("%w: the older log has %d transcripts, the newer %d", ErrProof, ocp.Size, newer.Checkpoint.Size)
+	}
+	if ocp.Size == 0 {
+		// Every log extends the empty one (RFC 9162 2.1.4); the proof is
+		// empty and the root is that of the empty tree.
+		if len(p.Hashes) != 0 || !bytes.Equal(ocp.Root[:], hasher.EmptyRoot()) {
+			return out, fmt.Errorf("%w: from the empty log the proof must be empty and the root SHA-256 of nothing", ErrProof)
+		}
+		return out, nil
+	}
+	if err := proof.VerifyConsistency(hasher, ocp.Size, newer.Checkpoint.Size, hashSlices(p.Hashes), ocp.Root[:], newer.Checkpoint.Root[:]); err != nil {
+		return out, fmt.Errorf("%w: size %d to %d: %v", ErrProof, ocp.Size, newer.Checkpoint.Size, err)
+	}
+	return out, nil
+}
+
+func signedBlock(what string, raw []byte) (*ledger.Block, cid.Cid, error) {
+	blk, err := ledger.DecodeBlock(raw)
+	if err != nil {
+		return nil, cid.Undef, fmt.Errorf("%w: %s: %v", ErrProof, what, err)
+	}
+	if err := blk.VerifySignature(); err != nil {
+		return nil, cid.Undef, fmt.Errorf("%w: %s: %v", ErrProof, what, err)
+	}
+	return blk, codec.Sum(raw), nil
+}
+
+func hashSlices(hs []ledger.Hash) [][]byte {
+	out := make([][]byte, len(hs))
+	for i := range hs {
+		out[i] = hs[i][:]
+	}
+	return out
+}
+
+func hashArrays(hs [][]byte) ([]ledger.Hash, error) {
+	out := make([]ledger.Hash, len(hs))
+	for i, h := range hs {
+		if len(h) != len(out[i]) {
+			return nil, fmt.Errorf("proof hash %d has %d bytes", i, len(h))
+		}
+		copy(out[i][:], h)
+	}
+	return out, nil
+}

@@ -1,0 +1,78 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// ProveInclusion builds the inclusion proof of transcript c in its
+// validator's log at the latest checkpoint, and checks it before
+// returning it, so a store whose nodes disagree with its blocks yields an
+// error rather than a proof that fails elsewhere.
+func ProveInclusion(s *ledger.Store, c cid.Cid) (*InclusionProof, error) {
+	t, err := s.Transcript(c)
+	if err != nil {
+		return nil, err
+	}
+	v := t.Ref.Validator
+	head, err := s.Head(v)
+	if err != nil {
+		return nil, err
+	}
+	blk, err := s.Block(head.Block.CID)
+	if err != nil {
+		return nil, err
+	}
+	path, err := s.InclusionProof(v, t.Ref.Leaf, blk.Checkpoint.Size)
+	if err != nil {
+		return nil, err
+	}
+	hashes, err := hashArrays(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &InclusionProof{Type: InclusionType, Transcript: t.Raw, CID: c.String(), LeafIndex: t.Ref.Leaf,
+		TreeSize: blk.Checkpoint.Size, Hashes: hashes, Block: blk.Raw}
+	if _, err := p.Verify(); err != nil {
+		return nil, fmt.Errorf("the store's proof of %s does not verify: %w", c, err)
+	}
+	return p, nil
+}
+
+// ProveConsistency builds the consistency proof between v's checkpoints at
+// heights from and to, checked like ProveInclusion's.
+func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*ConsistencyProof, error) {
+	if from > to {
+		return nil, fmt.Errorf("consistency from height %d to %d: the first must not be above the second", from, to)
+	}
+	older, err := s.BlockAt(v, from)
+	if err != nil {
+		return nil, err
+	}
+	newer, err := s.BlockAt(v, to)
+	if err != nil {
+		return nil, err
+	}
+	var hashes []ledger.Hash
+	if n1, n2 := older.Checkpoint.Size, newer.Checkpoint.Size; n1 > 0 && n1 < n2 {
+		path, err := s.ConsistencyProof(v, n1, n2)
+		if err != nil {
+			return nil, err
+		}
+		if hashes, err = hashArrays(path); err != nil {
+			return nil, err
+		}
+	}
+	if hashes == nil {
+		hashes = []ledger.Hash{}
+	}
+	p := &ConsistencyProof{Type: ConsistencyType, Older: older.Raw, Newer: newer.Raw, Hashes: hashes}
+	if _, err := p.Verify(); err != nil {
+		return nil, fmt.Errorf("the store's consistency proof of %s from height %d to %d does not verify: %w", v, from, to, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,79 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/keys"
+)
+
+// Failure is one failed check, located as precisely as the check allows.
+type Failure struct {
+	// Validator is the SS58 address of the chain's validator, "" when the
+	// failure is not tied to a chain (an archive that cannot be read on).
+	Validator string `json:"validator"`
+	Height    uint64 `json:"height"`
+	// CID is the block's CID (for equivocation: the fork proof's), "" when
+	// unknown.
+	CID string `json:"cid"`
+	// Transcript is the index of the transcript in the block's list, -1
+	// when the failure concerns the block (or a decision) itself.
+	Transcript int    `json:"transcript"`
+	Reason     string `json:"reason"`
+}
+
+func (f Failure) String() string {
+	where := "archive"
+	if f.Validator != "" {
+		where = fmt.Sprintf("validator %s height %d", f.Validator, f.Height)
+	}
+	if f.CID != "" {
+		where += " block " + f.CID
+	}
+	if f.Transcript >= 0 {
+		where += fmt.Sprintf(" transcript %d", f.Transcript)
+	}
+	return where + ": " + f.Reason
+}
+
+// Report is the outcome of a verification run. Its JSON form is the output
+// of `ledger verify --json` (spec/verify.md#output).
+type Report struct {
+	OK          bool    `json:"ok"`
+	Chains      int     `json:"chains"`
+	Blocks      int     `json:"blocks"`
+	Transcripts int     `json:"transcripts"`
+	Bytes       int64   `json:"bytes"`
+	Seconds     float64 `json:"seconds"`
+	// Failures holds at most one entry per chain (its first failure) plus
+	// one per recorded fork proof and one for an archive that could not be
+	// read to its end.
+	Failures []Failure `json:"failures"`
+
+	// Reexecuted counts transcripts replayed through their env.
+	Reexecuted int `json:"reexecuted"`
+	// ForkProofs counts recorded fork proofs (each also a failure).
+	ForkProofs int `json:"fork_proofs"`
+	// SeedsDerived counts transcripts whose challenge seed was rederived
+	// from a recorded anchor; SeedsUnverified those for which no recorded
+	// anchor and counter in the search window gives the seed (see
+	// spec/verify.md#seeds: not a failure unless Options.StrictSeeds).
+	SeedsDerived    int `json:"seeds_derived"`
+	SeedsUnverified int `json:"seeds_unverified"`
+}
+
+func (r *Report) fail(f Failure) {
+	r.Failures = append(r.Failures, f)
+}
+
+func blockFailure(v keys.PublicKey, height uint64, c cid.Cid, transcript int, format string, args ...any) Failure {
+	f := Failure{Height: height, Transcript: transcript, Reason: fmt.Sprintf(format, args...)}
+	if v != (keys.PublicKey{}) {
+		f.Validator = v.String()
+	}
+	if c.Defined() {
+		f.CID = c.String()
+	}
+	return f
+}

@@ -1,0 +1,133 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// StoreScope narrows a store audit.
+type StoreScope struct {
+	// Validator, if set, limits the audit to that validator's chain.
+	Validator *keys.PublicKey
+	// From is the first height to verify in every chain; the state before
+	// it (link, time, anchor, log) is taken from the signed block at From-1
+	// and the store's frontier at its size, which must give its root.
+	// Challenge uniqueness is then checked within [From, head] only.
+	From uint64
+}
+
+// ChainHead is a chain as the store names it before the audit starts.
+type ChainHead struct {
+	Validator keys.PublicKey
+	Height    uint64
+	CID       cid.Cid
+}
+
+// StoreHeads lists the store's chains in validator order.
+func StoreHeads(s *ledger.Store, scope StoreScope) ([]ChainHead, error) {
+	var out []ChainHead
+	for h, err := range s.Heads() {
+		if err != nil {
+			return nil, fmt.Errorf("read chain heads: %w", err)
+		}
+		if scope.Validator != nil && h.Block.Validator != *scope.Validator {
+			continue
+		}
+		out = append(out, ChainHead{Validator: h.Block.Validator, Height: h.Block.Height, CID: h.Block.CID})
+	}
+	if scope.Validator != nil && len(out) == 0 {
+		return nil, fmt.Errorf("the store has no chain of validator %s: %w", scope.Validator, ledger.ErrNotFound)
+	}
+	return out, nil
+}
+
+// VerifyStore audits the chains of heads (from StoreHeads) and every
+// recorded fork proof of s. The error is for a store that cannot be read at
+// all; everything else is a failure in the report.
+func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Options) (Report, error) {
+	opts.ConcurrentFetch = true
+	vf := New(opts)
+	fetch := s.Object
+	for _, h := range heads {
+		if scope.From > h.Height {
+			continue
+		}
+		start, err := storeStart(s, h.Validator, scope.From)
+		if err := vf.StartChain(h.Validator, start); err != nil {
+			return Report{}, err
+		}
+		if err != nil {
+			vf.SourceError(scope.From-1, cid.Undef, err)
+			continue
+		}
+		pos := scope.From
+		for b, err := range s.Blocks(h.Validator, scope.From) {
+			if err != nil {
+				_, last, ok := vf.Head()
+				next := scope.From
+				if ok {
+					next = last + 1
+				}
+				vf.SourceError(next, linkTo(s, h.Validator, next), fmt.Errorf("read block: %w", err))
+				break
+			}
+			if pos > h.Height {
+				break // appended after the audit started
+			}
+			pos++
+			vf.Block(b.Raw, b.CID, fetch)
+			if vf.Failed() {
+				break
+			}
+		}
+		if vf.Failed() {
+			continue
+		}
+		if c, last, ok := vf.Head(); !ok || last != h.Height || !c.Equals(h.CID) {
+			vf.SourceError(h.Height, h.CID, fmt.Errorf("the head is block %s at height %d, but the chain's blocks end before it", h.CID, h.Height))
+		}
+	}
+	for p, err := range s.ForkProofs() {
+		if err != nil {
+			vf.Fail(Failure{Transcript: -1, Reason: fmt.Sprintf("read fork proofs: %v", err)})
+			break
+		}
+		vf.ForkProof(p.Raw, p.CID)
+	}
+	return vf.Report(), nil
+}
+
+// storeStart is Genesis for from 0; otherwise the state after the signed
+// block at from-1.
+func storeStart(s *ledger.Store, v keys.PublicKey, from uint64) (Start, error) {
+	if from == 0 {
+		return Genesis(), nil
+	}
+	parent, err := s.BlockAt(v, from-1)
+	if err != nil {
+		return Genesis(), fmt.Errorf("block before the first one to verify: %w", err)
+	}
+	if err := parent.VerifySignature(); err != nil {
+		return Genesis(), err
+	}
+	frontier, err := s.Frontier(v, parent.Checkpoint.Size)
+	if err != nil {
+		return Genesis(), fmt.Errorf("frontier at size %d: %w", parent.Checkpoint.Size, err)
+	}
+	return Start{Height: from, Prev: parent.CID, TimeMS: parent.TimeMS, Anchor: parent.Anchor,
+		Size: parent.Checkpoint.Size, Frontier: frontier, Root: parent.Checkpoint.Root}, nil
+}
+
+// linkTo names the block at height by the next block's prev link, which
+// is what the chain says it must be, when the store cannot give it.
+func linkTo(s *ledger.Store, v keys.PublicKey, height uint64) cid.Cid {
+	next, err := s.BlockAt(v, height+1)
+	if err != nil {
+		return cid.Undef
+	}
+	return next.Prev.Cid
+}

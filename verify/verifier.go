@@ -1,0 +1,255 @@
+package verify
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/transparency-dev/merkle/compact"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// Options configure a Verifier.
+type Options struct {
+	// Reexecute replays every transcript through its env (spec/verify.md
+	// step T6). Off, the audit checks integrity only.
+	Reexecute bool
+	// StrictSeeds turns a seed that no recorded anchor derives into a
+	// failure instead of a count (spec/verify.md#seeds).
+	StrictSeeds bool
+	// Challenges remembers every challenge ID per validator. Required.
+	Challenges ChallengeSet
+	// Progress, if set, is called after every block with the totals so far.
+	Progress func(blocks int, bytes int64)
+	// ConcurrentFetch lets the verifier call Fetch from several goroutines
+	// at once (a store can; a stream cannot).
+	ConcurrentFetch bool
+	// Workers bounds the goroutines that check transcripts in parallel
+	// (default GOMAXPROCS).
+	Workers int
+}
+
+// Fetch returns the bytes of an object a block links, exactly as the source
+// holds them: the verifier checks them against the link itself.
+type Fetch func(c cid.Cid) ([]byte, error)
+
+// Start is the state of a chain before the first block to verify: Genesis
+// for a whole chain, or the checkpoint, link, time and anchor of the block
+// before a later starting height together with the frontier of its log.
+type Start struct {
+	Height   uint64
+	Prev     cid.Cid
+	TimeMS   int64
+	Anchor   ledger.Anchor
+	Size     uint64
+	Frontier []ledger.Hash
+	// Root is the signed root the frontier must give (Height > 0 only).
+	Root ledger.Hash
+}
+
+// Genesis is the start of a whole chain.
+func Genesis() Start { return Start{} }
+
+// Verifier checks chains fed to it block by block (see the package doc).
+// It is not safe for concurrent use.
+type Verifier struct {
+	opts  Options
+	rep   Report
+	begin time.Time
+	ch    *chainState
+}
+
+type chainState struct {
+	v      keys.PublicKey
+	failed bool
+	blocks int
+	// next is the height expected next; prev, timeMS and anchor describe
+	// the last verified block (prev undefined before height 0).
+	next   uint64
+	prev   cid.Cid
+	timeMS int64
+	anchor ledger.Anchor
+	tree   *compact.Range
+	seeds  *seedState
+}
+
+// New returns a Verifier.
+func New(opts Options) *Verifier {
+	if opts.Challenges == nil {
+		panic("verify: Options.Challenges is required")
+	}
+	return &Verifier{opts: opts, begin: time.Now()}
+}
+
+// StartChain begins validator v's chain. The previous chain, if any, ends.
+func (vf *Verifier) StartChain(v keys.PublicKey, from Start) error {
+	tree, err := treeFromFrontier(from.Size, from.Frontier)
+	if err != nil {
+		return fmt.Errorf("start chain of %s at height %d: %w", v, from.Height, err)
+	}
+	vf.ch = &chainState{v: v, next: from.Height, prev: from.Prev, timeMS: from.TimeMS, anchor: from.Anchor, tree: tree, seeds: newSeedState(v)}
+	vf.rep.Chains++
+	if from.Height > 0 {
+		vf.ch.seeds.observe(from.Anchor)
+		if got := rootOf(tree); got != from.Root {
+			vf.failChain(blockFailure(v, from.Height-1, from.Prev, -1, "%v: the stored frontier of size %d gives root %s, the signed block says %s", ledger.ErrBadCheckpoint, from.Size, got, from.Root))
+		}
+	}
+	return nil
+}
+
+// Failed reports whether the current chain has failed: its driver should
+// feed it no more blocks.
+func (vf *Verifier) Failed() bool { return vf.ch == nil || vf.ch.failed }
+
+// Head returns the CID and height of the last block verified in the
+// current chain (ok false if none).
+func (vf *Verifier) Head() (cid.Cid, uint64, bool) {
+	if vf.ch == nil || vf.ch.blocks == 0 {
+		return cid.Undef, 0, false
+	}
+	return vf.ch.prev, vf.ch.next - 1, true
+}
+
+// SourceError records that the source could not supply the chain's block
+// at height (c, if known, names it): the chain fails there.
+func (vf *Verifier) SourceError(height uint64, c cid.Cid, err error) {
+	vf.failChain(blockFailure(vf.ch.v, height, c, -1, "%v", err))
+}
+
+// Fail records a failure not tied to the current chain.
+func (vf *Verifier) Fail(f Failure) { vf.rep.fail(f) }
+
+func (vf *Verifier) failChain(f Failure) {
+	if vf.ch.failed {
+		return
+	}
+	vf.ch.failed = true
+	vf.rep.fail(f)
+}
+
+// Report returns the report so far, its OK and Seconds filled in.
+func (vf *Verifier) Report() Report {
+	r := vf.rep
+	r.Failures = append([]Failure(nil), vf.rep.Failures...)
+	if r.Failures == nil {
+		r.Failures = []Failure{}
+	}
+	r.OK = len(r.Failures) == 0
+	r.Seconds = time.Since(vf.begin).Seconds()
+	return r
+}
+
+// Block verifies the next block of the current chain: raw is what the
+// source holds under c. It fetches the linked objects in order,
+// transcripts then decisions, and stops at the first failure (Failed then
+// reports true; a streaming driver skips what the block linked).
+func (vf *Verifier) Block(raw []byte, c cid.Cid, fetch Fetch) {
+	ch := vf.ch
+	if ch == nil || ch.failed {
+		return
+	}
+	vf.rep.Blocks++
+	vf.rep.Bytes += int64(len(raw))
+	// Failures name the height the block stands at in the chain, which is
+	// the height it claims unless that claim is what is wrong.
+	fail := func(format string, args ...any) {
+		vf.failChain(blockFailure(ch.v, ch.next, c, -1, format, args...))
+	}
+	if err := codec.CheckCID(raw, c); err != nil {
+		fail("block bytes do not match their CID: %v", err)
+		return
+	}
+	blk, err := ledger.DecodeBlock(raw)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	if err := vf.checkLinks(blk); err != nil {
+		fail("%v", err)
+		return
+	}
+	if err := vf.objects(blk, c, fetch); err != nil {
+		return
+	}
+	got := ledger.Checkpoint{Size: ch.tree.End(), Root: rootOf(ch.tree)}
+	if got != blk.Checkpoint {
+		fail("%v: block says size %d root %s, its log recomputed is size %d root %s",
+			ledger.ErrBadCheckpoint, blk.Checkpoint.Size, blk.Checkpoint.Root, got.Size, got.Root)
+		return
+	}
+	ch.blocks++
+	ch.next = blk.Height + 1
+	ch.prev = c
+	ch.timeMS = blk.TimeMS
+	ch.anchor = blk.Anchor
+	if vf.opts.Progress != nil {
+		vf.opts.Progress(vf.rep.Blocks, vf.rep.Bytes)
+	}
+}
+
+// checkLinks checks what ties a block to its chain: the validator, the
+// height, the previous link, the signature, and time and anchor order.
+func (vf *Verifier) checkLinks(b *ledger.Block) error {
+	ch := vf.ch
+	if b.Validator != ch.v {
+		return fmt.Errorf("block of validator %s in the chain of %s", b.Validator, ch.v)
+	}
+	if b.Height != ch.next {
+		return fmt.Errorf("height %d where height %d comes next", b.Height, ch.next)
+	}
+	if b.Height > 0 && !b.Prev.Cid.Equals(ch.prev) {
+		return fmt.Errorf("%v: prev links %s, the block at height %d is %s", ledger.ErrBadParent, b.Prev.Cid, b.Height-1, ch.prev)
+	}
+	if err := b.VerifySignature(); err != nil {
+		return err
+	}
+	if b.Height > 0 && b.TimeMS < ch.timeMS {
+		return fmt.Errorf("%v: time %d ms is before the parent's %d ms", ledger.ErrBadParent, b.TimeMS, ch.timeMS)
+	}
+	if b.Height > 0 && b.Anchor.Number < ch.anchor.Number {
+		return fmt.Errorf("%v: anchor %d is older than the parent's %d", ledger.ErrBadParent, b.Anchor.Number, ch.anchor.Number)
+	}
+	return nil
+}
+
+// objects fetches and checks the block's transcripts and decisions. It
+// returns a non-nil error once the chain failed.
+func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, fetch Fetch) error {
+	ch := vf.ch
+	ch.seeds.observe(b.Anchor)
+	for lo := 0; lo < len(b.Transcripts); lo += batchSize {
+		items := vf.prepare(b, b.Transcripts[lo:min(lo+batchSize, len(b.Transcripts))], fetch)
+		for j := range items {
+			it, i := &items[j], lo+j
+			err := it.fetchErr
+			if err == nil {
+				vf.rep.Bytes += int64(len(it.raw))
+				vf.rep.Transcripts++
+				err = vf.transcript(b, i, it)
+			}
+			if err != nil {
+				vf.failChain(blockFailure(ch.v, ch.next, c, i, "transcript %s: %v", b.Transcripts[i].Cid, err))
+				return err
+			}
+		}
+	}
+	for i, l := range b.Decisions {
+		raw, err := fetch(l.Cid)
+		if err == nil {
+			vf.rep.Bytes += int64(len(raw))
+			err = codec.CheckCID(raw, l.Cid)
+			if err == nil {
+				err = ledger.CheckDecision(raw)
+			}
+		}
+		if err != nil {
+			vf.failChain(blockFailure(ch.v, ch.next, c, -1, "decision %d (%s): %v", i, l.Cid, err))
+			return err
+		}
+	}
+	return nil
+}

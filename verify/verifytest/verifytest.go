@@ -1,0 +1,185 @@
+// Package verifytest builds real ledgers for the tests and benchmarks of
+// verify, archive and the ledger command: validators with real sr25519
+// keys append, through the store's Appender, transcripts that were played
+// through the registered envs with seeds derived from each block's anchor,
+// so a fresh ledger passes every check of spec/verify.md, re-execution
+// included, and any change to it is a real tampering.
+package verifytest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/envs"
+	"github.com/affine-ledger/ledger/envs/registry"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
+)
+
+// Spec describes a ledger to build.
+type Spec struct {
+	Validators int
+	// Blocks per validator, each with PerBlock transcripts.
+	Blocks   int
+	PerBlock int
+	// Envs to draw from in turn; nil for every current env.
+	Envs []string
+	// Pad pads every model reply to at least this many bytes.
+	Pad int
+	// Decisions adds one decision record to every other block.
+	Decisions bool
+	// Mutate, if set, may change transcript i of block b of validator v
+	// after it was played: a lying validator, for tests.
+	Mutate func(v, b, i int, t *ledger.Transcript)
+}
+
+// Key returns validator i's hotkey (deterministic).
+func Key(i int) *keys.Hotkey {
+	var seed [32]byte
+	seed[0], seed[1] = 0x5e, byte(i+1)
+	k, err := keys.FromSeed(seed)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// Miner returns miner i's hotkey.
+func Miner(i int) keys.PublicKey {
+	var m keys.PublicKey
+	m[0], m[31] = 0x4d, byte(i)
+	return m
+}
+
+// Build appends spec's chains to s and returns the validators' keys.
+func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
+	names := spec.Envs
+	if names == nil {
+		names = registry.Names()
+	}
+	var out []*keys.Hotkey
+	for vi := 0; vi < spec.Validators; vi++ {
+		k := Key(vi)
+		out = append(out, k)
+		a, err := s.NewAppender(k)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for b := 0; b < spec.Blocks; b++ {
+			// Each block is a new duel at a new anchor: counters count
+			// the challenges drawn per env at that anchor, from 0
+			// (spec/challenge-id.md).
+			anchor := ledgertest.Anchor(uint64(b + 1))
+			counters := map[string]uint64{}
+			ts := make([]ledger.Transcript, 0, spec.PerBlock)
+			for i := 0; i < spec.PerBlock; i++ {
+				env := names[n%len(names)]
+				t, err := Transcript(k.Public(), anchor, env, counters[env], n, spec.Pad)
+				if err != nil {
+					return nil, err
+				}
+				counters[env]++
+				n++
+				if spec.Mutate != nil {
+					spec.Mutate(vi, b, i, &t)
+				}
+				ts = append(ts, t)
+			}
+			var ds [][]byte
+			if spec.Decisions && b%2 == 1 {
+				d, err := codec.Marshal(map[string]any{"type": "note", "block": int64(b)})
+				if err != nil {
+					return nil, err
+				}
+				ds = append(ds, d)
+			}
+			if _, err := a.Append(context.Background(), anchor, ts, ds); err != nil {
+				return nil, fmt.Errorf("validator %d block %d: %w", vi, b, err)
+			}
+		}
+		if err := a.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Transcript plays counter's challenge of env drawn by v at anchor, with a
+// model that always replies with the same text (n varies it), and records
+// it as a validator would.
+func Transcript(v keys.PublicKey, anchor ledger.Anchor, env string, counter uint64, n, pad int) (ledger.Transcript, error) {
+	f, err := registry.Latest(env)
+	if err != nil {
+		return ledger.Transcript{}, err
+	}
+	spec := f.Spec()
+	id, err := challenge.Derive(anchor.Hash, v, spec.Name, spec.Version, counter)
+	if err != nil {
+		return ledger.Transcript{}, err
+	}
+	reply := fmt.Sprintf("<answer>%d</answer>", n%10)
+	if pad > len(reply) {
+		reply = strings.Repeat("z", pad-len(reply)) + reply
+	}
+	ep, err := envs.Play(f, id, func([]envs.Message) string { return reply })
+	if err != nil {
+		return ledger.Transcript{}, err
+	}
+	rewards := make([]int64, len(ep.Rewards))
+	for i, r := range ep.Rewards {
+		rewards[i] = int64(r)
+	}
+	var inv ledger.InvocationID
+	copy(inv[:], fmt.Sprintf("inv-%08d-%06d", n, counter))
+	miner := Miner(n % 3)
+	start := int64(1_700_000_000_000 + n*1000)
+	return ledger.Transcript{
+		Format:       ledger.TranscriptFormat,
+		Challenge:    id,
+		Env:          id.Env,
+		EnvVersion:   id.Version,
+		Validator:    v,
+		Miner:        ledger.Miner{Hotkey: miner, UID: uint16(n % 3), Model: fmt.Sprintf("org/model-%d", n%3), Revision: "main", ModelHash: []byte{0xab, byte(n % 3)}, Endpoint: "chute"},
+		Duel:         ledger.Duel{Champion: Miner(0), Contender: Miner(1), Start: anchor}.ID(),
+		Invocation:   inv,
+		Conversation: ep.Messages,
+		TurnRewards:  rewards,
+		Reward:       int64(ep.Reward),
+		Reason:       ep.Reason,
+		LatencyMS:    100,
+		Attempts:     1,
+		HTTPStatus:   200,
+		Usage:        &ledger.Usage{PromptTokens: 10, CompletionTokens: 5},
+		StartedMS:    start,
+		FinishedMS:   start + 100,
+	}, nil
+}
+
+// Equivocate makes v sign a second block at height (the stored one with
+// its time moved) and puts it, so the store records a fork proof. It
+// returns the proof's CID.
+func Equivocate(s *ledger.Store, k *keys.Hotkey, height uint64) (cid.Cid, error) {
+	b, err := s.BlockAt(k.Public(), height)
+	if err != nil {
+		return cid.Undef, err
+	}
+	h := b.Header
+	h.TimeMS++
+	_, raw, _, err := ledger.Sign(h, k)
+	if err != nil {
+		return cid.Undef, err
+	}
+	_, err = s.Put(raw, nil)
+	eq, ok := err.(*ledger.EquivocationError)
+	if !ok {
+		return cid.Undef, fmt.Errorf("equivocate: put returned %v, want an equivocation", err)
+	}
+	return eq.Proof, nil
+}
