@@ -36,6 +36,8 @@ re-execute and verify them.` + exitCodesHelp,
 		newNodeCmd(),
 		newPeersCmd(),
 		newServeCmd(),
+		newVtrustCmd(),
+		newWeightsCmd(),
 	)
 	return root
 }

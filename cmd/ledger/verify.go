@@ -18,9 +18,9 @@ import (
 
 func newVerifyCmd() *cobra.Command {
 	var (
-		dataDir, carFile, validator string
-		from                        uint64
-		asJSON, noReexec, strict    bool
+		dataDir, carFile, validator, chainSpec string
+		from                                   uint64
+		asJSON, noReexec, strict               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "verify",
@@ -51,6 +51,9 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 				}
 				scope.Validator = &v
 			}
+			if carFile != "" && chainSpec != "" {
+				return usageError{"--chain applies to --data only"}
+			}
 			if carFile != "" && (scope.Validator != nil || from != 0) {
 				return usageError{"--validator and --from apply to --data only: an archive is verified whole"}
 			}
@@ -69,6 +72,17 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 			if err != nil {
 				return err
 			}
+			if chainSpec != "" {
+				fails, n, err := commitmentFailures(cmd, chainSpec, dataDir, scope.Validator)
+				if err != nil {
+					return err
+				}
+				rep.Failures = append(rep.Failures, fails...)
+				rep.OK = rep.OK && len(fails) == 0
+				if !asJSON {
+					fmt.Fprintf(cmd.OutOrStdout(), "%d on-chain commitments checked, %d do not match the ledger\n", n, len(fails))
+				}
+			}
 			if asJSON {
 				if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
 					return err
@@ -85,6 +99,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory")
 	f.StringVar(&carFile, "car", "", "archive written by ledger export")
+	f.StringVar(&chainSpec, "chain", "", "also hold every validator's on-chain commitment to its chain in the store")
 	f.StringVar(&validator, "validator", "", "verify only this validator's chain (SS58 hotkey)")
 	f.Uint64Var(&from, "from", 0, "first height to verify (the state before it comes from the signed block below)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/epoch"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/vtrust"
+)
+
+// observer is the auditor named in the outcomes `vtrust show` computes
+// when no --as hotkey is given: a fixed key no validator holds, so that it
+// audits every chain of the store.
+var observer = keys.PublicKey(sha256.Sum256([]byte("ledger vtrust show observer")))
+
+func newVtrustCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "vtrust",
+		Short: "Show the validators' vTrust as a ledger store sees it",
+	}
+	cmd.AddCommand(newVtrustShowCmd())
+	return cmd
+}
+
+func newVtrustShowCmd() *cobra.Command {
+	var dataDir, spec, as, champion string
+	var k uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Compute an epoch's vTrust, winner and weights (spec/vtrust.md, spec/epoch.md)",
+		Long: `Re-executes every transcript of the store's chains, reads the epoch's duel results and
+the chain's validators, stakes and miners, and prints what vtrust.Epoch makes of them: each
+validator's vTrust, the winner and the winner-takes-all weights.
+
+--epoch K reads the ledger blocks anchored in chain blocks [(K-1)·tempo, K·tempo); the
+default is the last epoch that has ended. --champion is the champion before the epoch (the
+previous epoch's winner); without it there is none.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dataDir == "" || spec == "" {
+				return usageError{"--data and --chain are required"}
+			}
+			auditor := observer
+			if as != "" {
+				v, err := keys.ParseSS58(as)
+				if err != nil {
+					return usageError{fmt.Sprintf("--as: %v", err)}
+				}
+				auditor = v
+			}
+			var champ duel.Side
+			if champion != "" {
+				v, err := keys.ParseSS58(champion)
+				if err != nil {
+					return usageError{fmt.Sprintf("--champion: %v", err)}
+				}
+				champ.Hotkey = v
+			}
+			c, err := openChain(cmd, spec)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			s, err := openExistingStore(dataDir)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if k == 0 {
+				p, err := c.Params(cmd.Context())
+				if err != nil {
+					return err
+				}
+				h, err := c.Head(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if k = h.Number / p.Tempo; k == 0 {
+					return checkFailed{fmt.Sprintf("no epoch has ended yet (head %d, tempo %d)", h.Number, p.Tempo)}
+				}
+			}
+			out, w, err := epoch.Compute(cmd.Context(), c, epoch.NewAuditor(auditor, s), k, champ)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Epoch  uint64        `json:"epoch"`
+					Window epoch.Window  `json:"window"`
+					Output vtrust.Output `json:"output"`
+				}{k, w, out})
+			}
+			printVtrust(cmd.OutOrStdout(), k, w, out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&spec, "chain", "", "chain spec")
+	f.Uint64Var(&k, "epoch", 0, "epoch to compute (default: the last that has ended)")
+	f.StringVar(&as, "as", "", "audit as this validator (SS58): its own chain is not re-executed")
+	f.StringVar(&champion, "champion", "", "champion before the epoch (SS58 hotkey)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
+
+func printVtrust(w io.Writer, k uint64, win epoch.Window, out vtrust.Output) {
+	fmt.Fprintf(w, "epoch %d (anchors %d..%d)\n", k, win.From, win.To-1)
+	fmt.Fprintf(w, "%-48s %12s %10s %10s %6s %6s %6s\n", "validator", "stake", "vtrust", "reexec", "agree", "fault", "votes")
+	for _, t := range out.Validators {
+		fmt.Fprintf(w, "%-48s %12d %10s %10s %6d %6d %6d\n", t.Hotkey, t.Stake, ppm(t.VTrustPPM), ppm(t.ReexecPPM), t.Agreed, t.Faulted, t.Votes)
+	}
+	if out.Champion.Hotkey == (keys.PublicKey{}) {
+		fmt.Fprintln(w, "winner: none")
+	} else {
+		fmt.Fprintf(w, "winner: %s\n", out.Champion.Hotkey)
+	}
+	for i, u := range out.Weights.UIDs {
+		fmt.Fprintf(w, "weight: uid %d = %d\n", u, out.Weights.Values[i])
+	}
+}
+
+func ppm(v uint32) string { return fmt.Sprintf("%d.%06d", v/vtrust.PPM, v%vtrust.PPM) }
+
+// commitmentFailures holds the chain's validator commitments to the store
+// at dataDir (`ledger verify --chain`): each one that names no block of
+// the validator's chain, or one whose checkpoint differs, or that the
+// chain does not consistently extend, is a failure at the committed
+// height.
+func commitmentFailures(cmd *cobra.Command, spec, dataDir string, only *keys.PublicKey) ([]verify.Failure, int, error) {
+	c, err := openChain(cmd, spec)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer c.Close()
+	s, err := openExistingStore(dataDir)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer s.Close()
+	checks, err := epoch.CheckCommitments(cmd.Context(), c, s, only)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []verify.Failure
+	for _, ch := range checks {
+		if !ch.OK {
+			out = append(out, verify.Failure{
+				Validator: ch.Validator.String(), Height: ch.Commitment.Height, Transcript: -1,
+				Reason: fmt.Sprintf("on-chain commitment (chain block %d): %s", ch.ChainBlock, ch.Reason),
+			})
+		}
+	}
+	return out, len(checks), nil
+}

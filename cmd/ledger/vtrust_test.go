@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/chain/local"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+// TestVerifyChainVtrustWeights runs `verify --chain`, `vtrust show` and
+// `weights show` against a store of three validators, one of which lies
+// about a reward and commits a checkpoint its ledger does not hold.
+func TestVerifyChainVtrustWeights(t *testing.T) {
+	const liar = 2
+	dir := t.TempDir()
+	s, err := ledger.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := verifytest.Build(s, verifytest.Spec{Validators: 3, Blocks: 2, PerBlock: 2, Envs: []string{"mult8"},
+		Mutate: func(v, b, i int, tr *ledger.Transcript) {
+			if v == liar && b == 0 && i == 0 {
+				tr.Reward++
+				tr.TurnRewards[len(tr.TurnRewards)-1]++
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := local.DefaultGenesis()
+	g.Seed, g.Tempo, g.BlockTime, g.CommitReveal = t.Name(), 5, local.Duration(time.Second), false
+	for _, k := range ks {
+		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: k.Public(), Stake: 100, Validator: true})
+	}
+	c, err := local.New(local.Options{Genesis: &g, Manual: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	srv := httptest.NewServer(local.NewServer(c, "token"))
+	defer srv.Close()
+	spec := "local+" + srv.URL
+	ctx := context.Background()
+	for i, k := range ks {
+		h, err := s.Head(k.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		vc := chain.ValidatorCommitment{Height: h.Block.Height, Size: h.Checkpoint.Size, Root: h.Checkpoint.Root}
+		if i == liar {
+			vc.Root[31] ^= 0x80
+		}
+		if err := c.SetCommitment(ctx, k, vc.Fields()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.SetWeights(ctx, ks[0], chain.Weights{UIDs: []uint16{1}, Values: []uint16{65535}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Advance(5); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	out, code := runCLI(t, "verify", "--data", dir, "--chain", spec, "--no-reexec", "--json")
+	if code != exitCheckFail {
+		t.Fatalf("verify --chain: exit %d, want %d (a commitment does not match)\n%s", code, exitCheckFail, out)
+	}
+	var rep verify.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failures) != 1 || rep.Failures[0].Validator != ks[liar].Public().String() || !strings.Contains(rep.Failures[0].Reason, "commitment") {
+		t.Fatalf("failures %+v, want one about the liar's commitment", rep.Failures)
+	}
+
+	out, code = runCLI(t, "vtrust", "show", "--data", dir, "--chain", spec, "--json")
+	if code != exitOK {
+		t.Fatalf("vtrust show: exit %d\n%s", code, out)
+	}
+	var vt struct {
+		Epoch  uint64 `json:"epoch"`
+		Output struct {
+			Validators []struct {
+				Hotkey    string `json:"hotkey"`
+				VTrustPPM uint32 `json:"vtrust_ppm"`
+				HardFault bool   `json:"hard_fault"`
+			} `json:"validators"`
+		} `json:"output"`
+	}
+	if err := json.Unmarshal([]byte(out), &vt); err != nil {
+		t.Fatal(err)
+	}
+	if vt.Epoch != 1 || len(vt.Output.Validators) != 3 {
+		t.Fatalf("vtrust show: %s", out)
+	}
+	for _, v := range vt.Output.Validators {
+		if lying := v.Hotkey == ks[liar].Public().String(); lying != v.HardFault || lying != (v.VTrustPPM == 0) {
+			t.Errorf("validator %s: vtrust %d ppm, hard fault %v", v.Hotkey, v.VTrustPPM, v.HardFault)
+		}
+	}
+
+	out, code = runCLI(t, "weights", "show", "--chain", spec, "--json")
+	if code != exitOK {
+		t.Fatalf("weights show: exit %d\n%s", code, out)
+	}
+	var rows []weightRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Hotkey != ks[0].Public() || len(rows[0].UIDs) != 1 || rows[0].UIDs[0] != 1 || rows[0].Hotkeys[0] != ks[1].Public() {
+		t.Fatalf("weights show: %+v", rows)
+	}
+}

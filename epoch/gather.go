@@ -1,0 +1,108 @@
+package epoch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/vtrust"
+)
+
+// Window is the range of chain block numbers [From, To) whose ledger
+// blocks (by anchor.number) an epoch reads: epoch k reads
+// [(k-1)·tempo, k·tempo), the tempo that ended when epoch k began.
+type Window struct {
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
+}
+
+// WindowOf returns epoch k's window (k ≥ 1).
+func WindowOf(k, tempo uint64) Window { return Window{From: (k - 1) * tempo, To: k * tempo} }
+
+func (w Window) contains(n uint64) bool { return n >= w.From && n < w.To }
+
+// Participants reads the epoch's validators (hotkeys with a validator
+// permit, and their stake) and miners (registered hotkeys with a miner
+// commitment, and its block) from the chain.
+func Participants(ctx context.Context, c chain.Chain) ([]vtrust.Validator, []vtrust.Miner, error) {
+	m, err := c.Metagraph(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read metagraph: %w", err)
+	}
+	cs, err := c.Commitments(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read commitments: %w", err)
+	}
+	var vals []vtrust.Validator
+	for _, n := range m.Neurons {
+		if n.ValidatorPermit {
+			vals = append(vals, vtrust.Validator{Hotkey: n.Hotkey, Stake: n.Stake})
+		}
+	}
+	var miners []vtrust.Miner
+	for _, ct := range chain.Contenders(m, cs) {
+		miners = append(miners, vtrust.Miner{Hotkey: ct.Hotkey, UID: ct.UID, CommitBlock: ct.Block})
+	}
+	return vals, miners, nil
+}
+
+// Ledger reads the votes and the reproduced outcomes of window w from s:
+// the duel results linked by every validator's blocks anchored in w, the
+// auditor's own outcomes about those blocks, and the outcome records
+// peers linked that the auditor reproduced (same record, same verdict).
+// own are the auditor's outcomes (Auditor.Outcomes).
+func Ledger(s *ledger.Store, self keys.PublicKey, w Window, own []vtrust.Outcome) ([]vtrust.Vote, []vtrust.Outcome, error) {
+	var votes []vtrust.Vote
+	var peerOutcomes []vtrust.Outcome
+	inWindow := map[string]bool{}
+	var validators []keys.PublicKey
+	for h, err := range s.Heads() {
+		if err != nil {
+			return nil, nil, fmt.Errorf("read chain heads: %w", err)
+		}
+		validators = append(validators, h.Block.Validator)
+	}
+	for _, v := range validators {
+		for b, err := range s.Blocks(v, 0) {
+			if err != nil {
+				return nil, nil, fmt.Errorf("read blocks of %s: %w", v, err)
+			}
+			if !w.contains(b.Anchor.Number) {
+				continue
+			}
+			inWindow[b.CID.KeyString()] = true
+			for _, d := range b.Decisions {
+				raw, err := s.Object(d.Cid)
+				if err != nil {
+					continue // not replicated yet: nothing to read
+				}
+				if r, err := duel.Decode(raw); err == nil {
+					votes = append(votes, vtrust.VoteOf(b.Validator, d.Cid, r))
+					continue
+				}
+				if o, err := vtrust.DecodeOutcome(raw); err == nil && o.Auditor == b.Validator && o.Auditor != self {
+					peerOutcomes = append(peerOutcomes, o)
+				}
+			}
+		}
+	}
+	var outcomes []vtrust.Outcome
+	mine := map[string]vtrust.Verdict{}
+	for _, o := range own {
+		if inWindow[o.Block.Cid.KeyString()] {
+			outcomes = append(outcomes, o)
+			mine[o.Record.Cid.KeyString()] = o.Verdict
+		}
+	}
+	for _, o := range peerOutcomes {
+		// spec/vtrust.md: an outcome is fed only once the node reached the
+		// same verdict itself.
+		if v, ok := mine[o.Record.Cid.KeyString()]; ok && v == o.Verdict && inWindow[o.Block.Cid.KeyString()] {
+			outcomes = append(outcomes, o)
+		}
+	}
+	return votes, outcomes, nil
+}
