@@ -3,8 +3,6 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"sync"
 	"time"
 
@@ -40,14 +38,7 @@ type Appender struct {
 	// fsync and answers their requests; its capacity bounds how many
 	// blocks may be waiting for durability at once.
 	synced chan syncing
-	slots  chan struct{}
-	// built carries signed blocks from the commit loop to the goroutine
-	// that applies them (see commitloop.go).
-	built chan *built
-	// next is the chain as of the last block built, which the next block
-	// extends; owned by the commit loop.
-	next *chain
-	done chan struct{}
+	done   chan struct{}
 
 	// reserved holds the challenges of requests accepted by Add and not
 	// yet applied or dropped. Add checks the log (which holds every
@@ -110,7 +101,7 @@ func WithMaxWait(d time.Duration) AppenderOption { return func(a *Appender) { a.
 func (s *Store) NewAppender(key *keys.Hotkey, opts ...AppenderOption) (*Appender, error) {
 	a := &Appender{
 		s: s, key: key, maxBatch: MaxTranscriptsPerBlock,
-		queue: make(chan *appendReq, 1024), synced: make(chan syncing, zzDepth()), slots: make(chan struct{}, zzDepth()), built: make(chan *built, zzDepth()), done: make(chan struct{}),
+		queue: make(chan *appendReq, 1024), synced: make(chan syncing, 1), done: make(chan struct{}),
 		reserved: map[string]struct{}{}, tail: newChallengeTail(s.flushedSeq),
 	}
 	for _, o := range opts {
@@ -159,8 +150,6 @@ func (s *Store) register(a *Appender) error {
 	}
 	s.local[v] = a
 	s.appenderList = append(s.appenderList, a)
-	next := *s.chainOf(v)
-	a.next = &next
 	go a.run()
 	return nil
 }
@@ -303,11 +292,4 @@ func (a *Appender) Close() error {
 	}
 	s.writeMu.Unlock()
 	return nil
-}
-
-func zzDepth() int {
-	if d, err := strconv.Atoi(os.Getenv("ZZDEPTH")); err == nil {
-		return d
-	}
-	return 3
 }

@@ -26,6 +26,11 @@ import (
 // node, hashing, one signature per block and the single ordered commit loop
 // cost. Where fsyncs are slow the two converge; on a CPU-starved machine
 // with a fast disk the ratio approaches the ratio of CPU per transcript.
+// The baseline is not handed the transcripts' encoding (its bytes are made
+// before the timer starts) and each of its writers commits its own batch,
+// as the ledger's do; the flushes and compactions each store's writes
+// cause run on into the other's turns, which if anything favours the
+// store that writes more, the ledger.
 func BenchmarkAppend(b *testing.B) {
 	for _, reply := range []int{2 << 10, 16 << 10} {
 		for _, workers := range []int{1, 64} {
@@ -53,7 +58,8 @@ func benchAppend(b *testing.B, workers, replyBytes int) {
 
 	s := open(b, b.TempDir())
 	a := appender(b, s, k)
-	// The baseline gets the store's own Pebble configuration.
+	// The baseline gets the store's own Pebble configuration (but not
+	// Open's block cache: it never reads).
 	db, err := pebble.Open(b.TempDir(), ledger.PebbleOptions())
 	if err != nil {
 		b.Fatal(err)

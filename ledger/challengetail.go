@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 
@@ -113,5 +114,86 @@ func (s *Store) challengeUsedLocal(tail *challengeTail, v keys.PublicKey, challe
 	if tail.has(challenge) {
 		return true, nil
 	}
-	return hasFiltered(s.db, layout.ChallengeKey(challenge, v), true)
+	// Read after the tail: see tableIters.
+	epoch := s.tables.epoch.Load()
+	iter, err := s.tables.get(s.db, epoch)
+	if err != nil {
+		return false, err
+	}
+	key := layout.ChallengeKey(challenge, v)
+	found := iter.SeekPrefixGE(key) && bytes.Equal(iter.Key(), key)
+	if err := iter.Error(); err != nil {
+		iter.Close()
+		return false, err
+	}
+	s.tables.put(iter, epoch)
+	return found, nil
+}
+
+// tableIters keeps idle iterators over the flushed tables (memtables
+// skipped, every level's bloom filters used) for challenge checks, which
+// then cost a seek instead of building an iterator stack. An iterator sees
+// the tables of its creation; epoch counts flushes and compactions, and an
+// iterator is reused only within its epoch. FlushEnd raises epoch before
+// Store.flushedSeq, so a check that reads the tail and then the epoch
+// either finds a challenge in the tail or gets an iterator made after the
+// flush that let the tail forget it. An idle iterator pins the tables and
+// the memtables of its epoch until a later check or Close drops it.
+type tableIters struct {
+	epoch atomic.Uint64
+	mu    sync.Mutex
+	idle  []epochIter
+}
+
+type epochIter struct {
+	iter  *pebble.Iterator
+	epoch uint64
+}
+
+const maxIdleTableIters = 4
+
+func (p *tableIters) get(db *pebble.DB, epoch uint64) (*pebble.Iterator, error) {
+	var stale []*pebble.Iterator
+	var iter *pebble.Iterator
+	p.mu.Lock()
+	for len(p.idle) > 0 && iter == nil {
+		e := p.idle[len(p.idle)-1]
+		p.idle = p.idle[:len(p.idle)-1]
+		if e.epoch == epoch {
+			iter = e.iter
+		} else {
+			stale = append(stale, e.iter)
+		}
+	}
+	p.mu.Unlock()
+	for _, it := range stale {
+		it.Close()
+	}
+	if iter != nil {
+		return iter, nil
+	}
+	return db.NewIter(&pebble.IterOptions{UseL6Filters: true, OnlyReadGuaranteedDurable: true})
+}
+
+func (p *tableIters) put(iter *pebble.Iterator, epoch uint64) {
+	p.mu.Lock()
+	if p.epoch.Load() == epoch && len(p.idle) < maxIdleTableIters {
+		p.idle = append(p.idle, epochIter{iter, epoch})
+		iter = nil
+	}
+	p.mu.Unlock()
+	if iter != nil {
+		iter.Close()
+	}
+}
+
+// closeAll closes the idle iterators; no check may run any more.
+func (p *tableIters) closeAll() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, e := range idle {
+		e.iter.Close()
+	}
 }

@@ -3,51 +3,30 @@ package ledger
 import (
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/affine-ledger/ledger/codec"
 )
 
-// The appender is a pipeline of three goroutines, so that building a
-// block, applying it and waiting for its fsync overlap:
-//
-//   - run gathers queued requests into a group, builds and signs its block
-//     on top of the previous one built (a.next) and stages its batch;
-//   - applyLoop applies the batches in order, which is chain order, under
-//     the store's writeMu (Pebble's WAL write and memtable inserts);
-//   - acknowledge waits for each batch's fsync, publishes it and answers
-//     the block's requests.
-//
-// slots bounds the blocks between gathering and answering: the loop takes
-// a slot before it gathers, so that requests arriving while the pipeline
-// is full wait in the queue and go into one block (one signature, one
-// batch) rather than many small ones.
-
-// built is a signed block with its staged batch, on its way to be applied.
-type built struct {
-	st       *staged
-	batch    *pebble.Batch
-	taken    []*appendReq
-	receipts []Receipt
-}
-
+// syncing is an applied block on its way to acknowledge, which does what
+// need not delay the next block: it records the block's challenges in the
+// tail, releases their reservations and builds the receipts.
 type syncing struct {
-	f        *inflight
-	receipts []Receipt
-	taken    []*appendReq
+	f      *inflight
+	taken  []*appendReq
+	leaves []leafRecord
+	ref    BlockRef
+	cp     Checkpoint
 }
 
 func (a *Appender) run() {
-	applied := make(chan struct{})
-	go a.applyLoop(applied)
+	acked := make(chan struct{})
+	go a.acknowledge(acked)
 	defer func() {
-		close(a.built)
-		<-applied
+		close(a.synced)
+		<-acked
 		close(a.done)
 	}()
 	var carry *appendReq
 	for {
-		a.slots <- struct{}{}
 		first := carry
 		carry = nil
 		if first == nil {
@@ -94,29 +73,8 @@ func (a *Appender) run() {
 		if timer != nil {
 			timer.Stop()
 		}
-		if bb, ok := a.build(group); ok {
-			a.built <- bb
-		} else {
-			<-a.slots
-		}
-	}
-}
-
-// applyLoop applies built blocks in order and passes them on to
-// acknowledge.
-func (a *Appender) applyLoop(done chan<- struct{}) {
-	acked := make(chan struct{})
-	go a.acknowledge(acked)
-	defer func() {
-		close(a.synced)
-		<-acked
-		close(done)
-	}()
-	for bb := range a.built {
-		if sy, ok := a.applyBuilt(bb); ok {
+		if sy, ok := a.applyGroup(group); ok {
 			a.synced <- sy
-		} else {
-			<-a.slots
 		}
 	}
 }
@@ -125,22 +83,39 @@ func (a *Appender) applyLoop(done chan<- struct{}) {
 func (a *Appender) acknowledge(done chan<- struct{}) {
 	defer close(done)
 	for sy := range a.synced {
+		// While the fsync runs. Before the reservations go: a challenge is
+		// always reserved, in the tail or in the tables (see
+		// challengeTail).
+		a.tail.add(sy.leaves, sy.f.lastSeq)
+		a.unreserve(sy.leaves)
+		receipts := make([]Receipt, len(sy.taken))
+		leaf := sy.cp.Size - uint64(len(sy.leaves))
+		for i, r := range sy.taken {
+			rc := Receipt{Block: sy.ref, Checkpoint: sy.cp, FirstLeaf: leaf}
+			for _, l := range r.leaves {
+				rc.Transcripts = append(rc.Transcripts, l.cid)
+			}
+			for _, d := range r.decisions {
+				rc.Decisions = append(rc.Decisions, d.cid)
+			}
+			leaf += uint64(len(r.leaves))
+			receipts[i] = rc
+		}
 		err := a.s.settle(sy.f)
 		for i, r := range sy.taken {
 			if err != nil {
 				r.reply <- appendResult{err: err}
 			} else {
-				r.reply <- appendResult{r: sy.receipts[i]}
+				r.reply <- appendResult{r: receipts[i]}
 			}
 		}
-		<-a.slots
 	}
 }
 
-// build makes the group's block on top of a.next and stages its batch,
-// answering at once the requests it cannot take. ok is false when there is
-// nothing to apply.
-func (a *Appender) build(group []*appendReq) (bb *built, ok bool) {
+// applyGroup builds one block for the group and applies it, answering at
+// once the requests it cannot take. ok is false when nothing was applied.
+func (a *Appender) applyGroup(group []*appendReq) (sy syncing, ok bool) {
+	s := a.s
 	v := a.key.Public()
 	var taken []*appendReq
 	var leaves []leafRecord
@@ -156,14 +131,24 @@ func (a *Appender) build(group []*appendReq) (bb *built, ok bool) {
 		decisions = append(decisions, r.decisions...)
 	}
 	if len(taken) == 0 {
-		return nil, false
+		return sy, false
+	}
+	// From here every taken request is either in an applied batch, whose
+	// reservations acknowledge releases, or failed.
+	fail := func(err error) {
+		a.unreserve(leaves)
+		for _, r := range taken {
+			r.reply <- appendResult{err: err}
+		}
 	}
 
-	ch := a.next
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	ch := s.chainOf(v)
 	h := Header{
 		Format:      BlockFormat,
 		Validator:   v,
-		TimeMS:      a.s.opts.now().UnixMilli(),
+		TimeMS:      s.opts.now().UnixMilli(),
 		Transcripts: make([]codec.Link, len(leaves)),
 		Decisions:   make([]codec.Link, len(decisions)),
 	}
@@ -188,51 +173,15 @@ func (a *Appender) build(group []*appendReq) (bb *built, ok bool) {
 	h.Checkpoint = tree.Checkpoint()
 	blk, raw, c, err := Sign(h, a.key)
 	if err != nil {
-		for _, r := range taken {
-			r.reply <- appendResult{err: err}
-		}
-		a.unreserve(leaves)
-		return nil, false
-	}
-	st := &staged{blk: blk, block: encoded{raw, c}, leaves: leaves, decisions: decisions, tree: tree, nodes: nodes}
-	ref := BlockRef{Validator: v, Height: blk.Height, CID: c}
-	a.next = &chain{head: blk, ref: ref, tree: tree}
-	bb = &built{st: st, batch: a.s.stageBatch(st), taken: taken}
-	leaf := h.Checkpoint.Size - uint64(len(leaves))
-	for _, r := range taken {
-		rc := Receipt{Block: ref, Checkpoint: h.Checkpoint, FirstLeaf: leaf}
-		for _, l := range r.leaves {
-			rc.Transcripts = append(rc.Transcripts, l.cid)
-		}
-		for _, d := range r.decisions {
-			rc.Decisions = append(rc.Decisions, d.cid)
-		}
-		leaf += uint64(len(r.leaves))
-		bb.receipts = append(bb.receipts, rc)
-	}
-	return bb, true
-}
-
-// applyBuilt applies a built block, failing its requests if that fails.
-// If it does, the store is broken (see applyBatch) and refuses every later
-// block too, so a.next running ahead of the stored chain does no harm.
-func (a *Appender) applyBuilt(bb *built) (sy syncing, ok bool) {
-	s := a.s
-	leaves := bb.st.leaves
-	// From here every request is either in an applied batch (so in the
-	// log) or failed: either way its reservation can go.
-	defer a.unreserve(leaves)
-	s.writeMu.Lock()
-	f, err := s.applyStaged(&chain{}, bb.st, bb.batch)
-	s.writeMu.Unlock()
-	if err != nil {
-		for _, r := range bb.taken {
-			r.reply <- appendResult{err: err}
-		}
+		fail(err)
 		return sy, false
 	}
-	// Before the deferred unreserve: a challenge is always reserved, in
-	// the tail or in the tables (see challengeTail).
-	a.tail.add(leaves, f.lastSeq)
-	return syncing{f: f, taken: bb.taken, receipts: bb.receipts}, true
+	st := &staged{blk: blk, block: encoded{raw, c}, leaves: leaves, decisions: decisions, tree: tree, nodes: nodes}
+	f, err := s.apply(ch, st)
+	if err != nil {
+		fail(err)
+		return sy, false
+	}
+	ref := BlockRef{Validator: v, Height: blk.Height, CID: c}
+	return syncing{f: f, taken: taken, leaves: leaves, ref: ref, cp: h.Checkpoint}, true
 }

@@ -55,6 +55,8 @@ type Store struct {
 	// flushedSeq is the highest Pebble sequence number flushed from the
 	// memtables to tables that new iterators see (see challengeTail).
 	flushedSeq *atomic.Uint64
+	// tables holds idle iterators for challenge checks.
+	tables *tableIters
 
 	viewMu sync.Mutex
 	cur    *view
@@ -125,12 +127,21 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		po.Cache = c
 	}
 	flushed := new(atomic.Uint64)
-	po.AddEventListener(pebble.EventListener{FlushEnd: func(info pebble.FlushInfo) { noteFlushed(flushed, info) }})
+	tables := new(tableIters)
+	po.AddEventListener(pebble.EventListener{
+		FlushEnd: func(info pebble.FlushInfo) {
+			// Pebble holds its mutex here: only atomics. Epoch first
+			// (see tableIters).
+			tables.epoch.Add(1)
+			noteFlushed(flushed, info)
+		},
+		CompactionEnd: func(pebble.CompactionInfo) { tables.epoch.Add(1) },
+	})
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
 	}
-	s := &Store{db: db, opts: o, chains: map[keys.PublicKey]*chain{}, local: map[keys.PublicKey]*Appender{}, flushedSeq: flushed}
+	s := &Store{db: db, opts: o, chains: map[keys.PublicKey]*chain{}, local: map[keys.PublicKey]*Appender{}, flushedSeq: flushed, tables: tables}
 	if err := s.checkVersion(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
@@ -195,6 +206,7 @@ func (s *Store) Close() error {
 	s.viewMu.Unlock()
 	s.release(old)
 	s.liveViews.Wait()
+	s.tables.closeAll()
 	return s.db.Close()
 }
 

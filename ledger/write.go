@@ -83,12 +83,6 @@ type inflight struct {
 // outside writeMu, so the next batch can be built and applied while this
 // one syncs, and Pebble syncs them together. Caller holds writeMu.
 func (s *Store) apply(ch *chain, st *staged) (*inflight, error) {
-	return s.applyStaged(ch, st, s.stageBatch(st))
-}
-
-// stageBatch builds st's batch. It needs no lock, so the appender's commit
-// loop builds the next block's batch while the previous one is applied.
-func (s *Store) stageBatch(st *staged) *pebble.Batch {
 	v := st.blk.Validator
 	size := len(st.block.raw) + 64*len(st.nodes)
 	for _, l := range st.leaves {
@@ -141,13 +135,6 @@ func (s *Store) stageBatch(st *staged) *pebble.Batch {
 			panic(fmt.Sprintf("ledger: batch set: %v", err))
 		}
 	}
-	return b
-}
-
-// applyStaged applies st's batch b (see apply) and makes ch, which then
-// holds the chain after st, v's chain. Caller holds writeMu.
-func (s *Store) applyStaged(ch *chain, st *staged, b *pebble.Batch) (*inflight, error) {
-	v := st.blk.Validator
 	f, err := s.applyBatch(b)
 	if err != nil {
 		return nil, fmt.Errorf("ledger store: write block %d of %s: %w", st.blk.Height, v, err)
