@@ -25,11 +25,7 @@ func (srv *server) blocks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := q.limit(DefaultLimit, MaxLimit)
-	if err != nil {
-		return err
-	}
-	c, err := q.cursor(cursorBlocks, 8)
+	limit, c, err := q.page(DefaultLimit, MaxLimit, cursorBlocks, 8)
 	if err != nil {
 		return err
 	}
@@ -141,11 +137,7 @@ func (srv *server) blockAt(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (srv *server) writeBlock(w http.ResponseWriter, q query, b ledger.StoredBlock) error {
-	limit, err := q.limit(100, MaxBlockTranscripts)
-	if err != nil {
-		return err
-	}
-	c, err := q.cursor(cursorBlockTranscripts, 8)
+	limit, c, err := q.page(100, MaxBlockTranscripts, cursorBlockTranscripts, 8)
 	if err != nil {
 		return err
 	}

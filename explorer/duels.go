@@ -74,11 +74,7 @@ func (srv *server) duels(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := q.limit(DefaultLimit, MaxLimit)
-	if err != nil {
-		return err
-	}
-	after, err := q.cursor(cursorDuels, 8+32+8+2)
+	limit, after, err := q.page(DefaultLimit, MaxLimit, cursorDuels, 8+32+8+2)
 	if err != nil {
 		return err
 	}
@@ -213,11 +209,7 @@ func (srv *server) duelTranscripts(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	limit, err := q.limit(DefaultLimit, MaxLimit)
-	if err != nil {
-		return err
-	}
-	after, err := q.cursor(cursorDuelTranscripts, 8)
+	limit, after, err := q.page(DefaultLimit, MaxLimit, cursorDuelTranscripts, 8)
 	if err != nil {
 		return err
 	}

@@ -27,11 +27,7 @@ func (srv *server) forks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := q.limit(DefaultLimit, MaxLimit)
-	if err != nil {
-		return err
-	}
-	c, err := q.cursor(cursorForks, 8)
+	limit, c, err := q.page(DefaultLimit, MaxLimit, cursorForks, 8)
 	if err != nil {
 		return err
 	}

@@ -216,11 +216,7 @@ func (srv *server) leaderboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := q.limit(DefaultLimit, MaxLimit)
-	if err != nil {
-		return err
-	}
-	c, err := q.cursor(cursorLeaderboard, 8)
+	limit, c, err := q.page(DefaultLimit, MaxLimit, cursorLeaderboard, 8)
 	if err != nil {
 		return err
 	}

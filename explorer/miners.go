@@ -84,11 +84,7 @@ func (srv *server) miners(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := q.limit(DefaultLimit, MaxLimit)
-	if err != nil {
-		return err
-	}
-	after, err := q.cursor(cursorMiners, 32)
+	limit, after, err := q.page(DefaultLimit, MaxLimit, cursorMiners, 32)
 	if err != nil {
 		return err
 	}

@@ -158,6 +158,16 @@ func encodeCursor(kind byte, key []byte) string {
 	return base64.RawURLEncoding.EncodeToString(append([]byte{kind}, key...))
 }
 
+// page reads the limit and cursor every list endpoint takes.
+func (q query) page(def, max int, kind byte, size int) (int, []byte, error) {
+	limit, err := q.limit(def, max)
+	if err != nil {
+		return 0, nil, err
+	}
+	c, err := q.cursor(kind, size)
+	return limit, c, err
+}
+
 // cursor decodes the "cursor" parameter of kind: nil when absent, else a
 // key of exactly size bytes.
 func (q query) cursor(kind byte, size int) ([]byte, error) {

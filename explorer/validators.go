@@ -73,11 +73,7 @@ func (srv *server) validators(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := q.limit(DefaultLimit, MaxLimit)
-	if err != nil {
-		return err
-	}
-	after, err := q.cursor(cursorValidators, 32)
+	limit, after, err := q.page(DefaultLimit, MaxLimit, cursorValidators, 32)
 	if err != nil {
 		return err
 	}
@@ -205,11 +201,7 @@ func (srv *server) validatorTranscripts(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	limit, err := q.limit(DefaultLimit, MaxLimit)
-	if err != nil {
-		return err
-	}
-	c, err := q.cursor(cursorLeaves, 8)
+	limit, c, err := q.page(DefaultLimit, MaxLimit, cursorLeaves, 8)
 	if err != nil {
 		return err
 	}
