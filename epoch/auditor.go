@@ -2,6 +2,7 @@ package epoch
 
 import (
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/affine-ledger/ledger/keys"
@@ -21,6 +22,10 @@ type Auditor struct {
 	next map[keys.PublicKey]uint64
 	// audited are the outcomes per audited block, with its anchor number.
 	audited []audited
+	// recorder, if set, writes outcomes into the auditor's own chain;
+	// recorded are the outcomes (outcomeKey) it links already.
+	recorder Recorder
+	recorded map[string]bool
 }
 
 type audited struct {
@@ -33,8 +38,14 @@ func NewAuditor(self keys.PublicKey, s *ledger.Store) *Auditor {
 	return &Auditor{self: self, store: s, next: map[keys.PublicKey]uint64{}}
 }
 
+// flushEvery bounds the outcomes CatchUp holds before it records them and
+// counts their blocks as audited.
+const flushEvery = 16 * ledger.MaxDecisionsPerBlock
+
 // CatchUp audits every peer block stored since the last call and returns
-// how many blocks it audited.
+// how many blocks it audited. With a recorder, a block counts as audited
+// only once its outcomes are durable in the auditor's chain: after an
+// error the blocks not yet recorded are audited again by the next call.
 func (a *Auditor) CatchUp() (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -48,6 +59,22 @@ func (a *Auditor) CatchUp() (int, error) {
 		}
 	}
 	n := 0
+	var (
+		pending []audited
+		next    = map[keys.PublicKey]uint64{}
+		fresh   []vtrust.Outcome
+	)
+	flush := func() error {
+		if err := a.record(fresh); err != nil {
+			return err
+		}
+		a.audited = append(a.audited, pending...)
+		maps.Copy(a.next, next)
+		n += len(pending)
+		pending, fresh = nil, nil
+		clear(next)
+		return nil
+	}
 	for _, p := range peers {
 		for b, err := range a.store.Blocks(p, a.next[p]) {
 			if err != nil {
@@ -57,12 +84,17 @@ func (a *Auditor) CatchUp() (int, error) {
 			if err != nil {
 				return n, err
 			}
-			a.audited = append(a.audited, audited{anchor: b.Anchor.Number, outcomes: os})
-			a.next[p] = b.Height + 1
-			n++
+			pending = append(pending, audited{anchor: b.Anchor.Number, outcomes: os})
+			next[p] = b.Height + 1
+			fresh = append(fresh, os...)
+			if len(fresh) >= flushEvery {
+				if err := flush(); err != nil {
+					return n, err
+				}
+			}
 		}
 	}
-	return n, nil
+	return n, flush()
 }
 
 // Outcomes returns a copy of every outcome kept.

@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/node"
+	"github.com/affine-ledger/ledger/validator"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -28,8 +31,16 @@ type Config struct {
 	Champion duel.Side
 	// Poll is how often the chain head is read (default: a quarter of the
 	// block time, at least 10 ms).
-	Poll   time.Duration
-	Logger *slog.Logger
+	Poll time.Duration
+	// Settle is how many chain blocks past an epoch's boundary the driver
+	// waits before it runs the epoch (default tempo/8, at least 1), so
+	// that peers' blocks anchored just before the boundary have reached
+	// the store.
+	Settle uint64
+	// StateFile, if set, keeps the last epoch computed and its champion
+	// across restarts (a node's driver keeps it in DataDir/epoch.json).
+	StateFile string
+	Logger    *slog.Logger
 	// OnEpoch, if set, sees every epoch's report (tests, status).
 	OnEpoch func(Report)
 }
@@ -102,13 +113,45 @@ func (d *Driver) Last() (Report, bool) {
 }
 
 // Run implements node.Service: it drives epochs over the node's store
-// until ctx ends.
+// until ctx ends. On a validator's node it also links every outcome it
+// reaches from the validator's own chain, through the node's appender, and
+// has the node gossip those blocks.
 func (d *Driver) Run(ctx context.Context, n *node.Node) error {
 	if d.auditor == nil {
 		d.cfg.Store = n.Store()
 		d.auditor = NewAuditor(d.cfg.Key.Public(), d.cfg.Store)
 	}
+	if d.cfg.StateFile == "" {
+		d.cfg.StateFile = filepath.Join(n.DataDir(), StateFile)
+	}
+	if app := n.Appender(); app != nil {
+		if err := d.auditor.Record(d.recorder(ctx, app, n.Announce)); err != nil {
+			return fmt.Errorf("epoch: %w", err)
+		}
+	}
 	return d.Loop(ctx)
+}
+
+// recorder appends outcomes as decision records of a block anchored at
+// the chain's head, then calls published.
+func (d *Driver) recorder(ctx context.Context, app *ledger.Appender, published func()) Recorder {
+	return func(os []vtrust.Outcome) error {
+		head, err := d.cfg.Chain.Head(ctx)
+		if err != nil {
+			return fmt.Errorf("read chain head: %w", err)
+		}
+		ds := make([][]byte, len(os))
+		for i, o := range os {
+			if ds[i], err = codec.Marshal(o); err != nil {
+				return fmt.Errorf("encode outcome: %w", err)
+			}
+		}
+		if _, err := app.Append(ctx, ledger.Anchor{Number: head.Number, Hash: ledger.Hash(head.Hash)}, nil, ds); err != nil {
+			return err
+		}
+		published()
+		return nil
+	}
 }
 
 // Loop waits for each epoch boundary of the chain and runs the epoch that
@@ -130,7 +173,15 @@ func (d *Driver) Loop(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("epoch: read head: %w", err)
 	}
-	next := head.Number/p.Tempo + 1
+	settle := d.cfg.Settle
+	if settle == 0 {
+		settle = max(1, p.Tempo/8)
+	}
+	next, err := d.resume(ctx, head.Number/p.Tempo)
+	if err != nil {
+		return err
+	}
+	var waitFrom uint64
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
@@ -152,16 +203,109 @@ func (d *Driver) Loop(ctx context.Context) error {
 			d.cfg.Logger.Warn("epoch: read head", "err", err)
 			continue
 		}
-		if h.Number < next*p.Tempo {
+		if h.Number < next*p.Tempo+settle {
 			continue
 		}
-		// Late by whole epochs: run the current one only.
-		next = h.Number / p.Tempo
-		if _, err := d.Step(ctx, next); err != nil && ctx.Err() == nil {
+		cur := (h.Number - settle) / p.Tempo
+		if cur-next > maxCatchUp {
+			d.cfg.Logger.Warn("epoch: too far behind, skipping epochs", "from", next, "to", cur-maxCatchUp-1)
+			next, waitFrom = cur-maxCatchUp, 0
+		}
+		// Each epoch waits until the store holds its whole window, for at
+		// most 2·settle blocks from when the driver first wanted it.
+		if !d.complete(ctx, next*p.Tempo) {
+			if waitFrom == 0 {
+				waitFrom = h.Number
+			}
+			if h.Number < waitFrom+2*settle {
+				continue
+			}
+			d.cfg.Logger.Warn("epoch: computing with blocks missing", "epoch", next)
+		}
+		waitFrom = 0
+		// Late by whole epochs: each missed epoch still moves the
+		// champion (its votes are in no other window), one per tick, but
+		// only the current one commits and sets weights.
+		if next < cur {
+			if err := d.advance(ctx, next); err != nil && ctx.Err() == nil {
+				d.cfg.Logger.Warn("epoch failed", "epoch", next, "err", err)
+			}
+		} else if _, err := d.Step(ctx, next); err != nil && ctx.Err() == nil {
 			d.cfg.Logger.Warn("epoch failed", "epoch", next, "err", err)
 		}
 		next++
 	}
+}
+
+// complete reports whether the store holds, for every other validator on
+// the chain, a block anchored at or after block number end: anchors never
+// go back along a chain, so it then holds every block of theirs in the
+// window before end. A validator that appends nothing past the window
+// (idle, offline) keeps it false until the driver stops waiting.
+func (d *Driver) complete(ctx context.Context, end uint64) bool {
+	vals, _, err := Participants(ctx, d.cfg.Chain)
+	if err != nil {
+		return false
+	}
+	self := d.cfg.Key.Public()
+	for _, v := range vals {
+		if v.Hotkey == self {
+			continue
+		}
+		h, err := d.cfg.Store.Head(v.Hotkey)
+		if err != nil || h.Anchor.Number < end {
+			return false
+		}
+	}
+	// Peers' blocks that just arrived are audited before the epoch reads
+	// their outcomes.
+	if _, err := d.auditor.CatchUp(); err != nil {
+		return false
+	}
+	return true
+}
+
+// maxCatchUp bounds the missed epochs a driver computes when it falls
+// behind.
+const maxCatchUp = 64
+
+// advance computes missed epoch k and moves the champion, without the
+// commitment or weights of a current epoch.
+func (d *Driver) advance(ctx context.Context, k uint64) error {
+	champion, err := d.startChampion(ctx)
+	if err != nil {
+		return fmt.Errorf("epoch %d: %w", k, err)
+	}
+	out, w, err := Compute(ctx, d.cfg.Chain, d.auditor, k, champion)
+	if err != nil {
+		return fmt.Errorf("epoch %d: %w", k, err)
+	}
+	d.auditor.Prune(w.To)
+	d.mu.Lock()
+	d.champion = out.Champion
+	d.mu.Unlock()
+	d.save(k, out.Champion)
+	return nil
+}
+
+// startChampion is the champion an epoch starts from: the last epoch's
+// winner, or when there is none the first champion, where every
+// validator's duel loop starts its reign (spec/vtrust.md, "champion").
+func (d *Driver) startChampion(ctx context.Context) (duel.Side, error) {
+	d.mu.Lock()
+	champion := d.champion
+	d.mu.Unlock()
+	if champion.Hotkey != (keys.PublicKey{}) {
+		return champion, nil
+	}
+	q, err := validator.Queue(ctx, d.cfg.Chain)
+	if err != nil {
+		return champion, err
+	}
+	if first, ok := validator.FirstChampion(q); ok {
+		champion = validator.Side(first)
+	}
+	return champion, nil
 }
 
 // Step runs epoch k (k ≥ 1), which reads window WindowOf(k, tempo): it
@@ -198,9 +342,10 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	}
 
 	// 2. vTrust over what the ledger holds.
-	d.mu.Lock()
-	champion := d.champion
-	d.mu.Unlock()
+	champion, err := d.startChampion(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("epoch %d: %w", k, err)
+	}
 	out, _, err := Compute(ctx, c, d.auditor, k, champion)
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
@@ -236,10 +381,62 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	d.champion = out.Champion
 	d.last = &rep
 	d.mu.Unlock()
+	d.save(k, out.Champion)
 	if d.cfg.OnEpoch != nil {
 		d.cfg.OnEpoch(rep)
 	}
 	return rep, nil
+}
+
+// resume returns the first epoch to compute, given the current one, and
+// sets the champion to start from: the state file's, if the driver has
+// one (it goes on from the epoch after its last); else, when the chain
+// has validators' weights, the winner they give (from the current epoch
+// on: what came before is the chain's consensus); else the first
+// champion, from epoch 1 (a new network), at most maxCatchUp epochs back.
+// A champion given in Config wins over the chain's.
+func (d *Driver) resume(ctx context.Context, current uint64) (uint64, error) {
+	if d.cfg.StateFile != "" {
+		st, ok, err := loadState(d.cfg.StateFile)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			d.mu.Lock()
+			d.champion = st.Champion
+			d.mu.Unlock()
+			d.cfg.Logger.Info("epoch: resuming", "after", st.Epoch, "champion", st.Champion.Hotkey.String())
+			return st.Epoch + 1, nil
+		}
+	}
+	d.mu.Lock()
+	known := d.champion.Hotkey != (keys.PublicKey{})
+	d.mu.Unlock()
+	if known {
+		return current + 1, nil
+	}
+	s, ok, err := ChainWinner(ctx, d.cfg.Chain)
+	if err != nil {
+		return 0, fmt.Errorf("epoch: read the chain's winner: %w", err)
+	}
+	if ok {
+		d.mu.Lock()
+		d.champion = s
+		d.mu.Unlock()
+		d.cfg.Logger.Info("epoch: champion taken from the chain's weights", "champion", s.Hotkey.String())
+		return current + 1, nil
+	}
+	return max(1, current-min(current, maxCatchUp)), nil
+}
+
+// save records the champion after epoch k in the state file.
+func (d *Driver) save(k uint64, champion duel.Side) {
+	if d.cfg.StateFile == "" {
+		return
+	}
+	if err := saveState(d.cfg.StateFile, state{Epoch: k, Champion: champion}); err != nil {
+		d.cfg.Logger.Error("epoch: save state", "err", err)
+	}
 }
 
 // reveal reveals the commits due in epoch k and drops those past due.

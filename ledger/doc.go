@@ -21,7 +21,10 @@
 // fsync. Peers' blocks go through Store.Put, which checks everything (see
 // its doc) and returns ErrInvalidBlock with a *BlockError,
 // *MissingParentError or *EquivocationError. Nothing is ever rewritten or
-// deleted.
+// deleted. A write Pebble fails to make durable (an I/O error) makes the
+// store refuse all later writes (ErrWriteFailed, Store.Err); errors Pebble
+// cannot survive (a failed WAL rotation or MANIFEST write) crash the
+// process. Either way a reopened store holds everything acknowledged.
 //
 // # Reading (for verify, proofs, CAR export, explorers)
 //

@@ -49,6 +49,11 @@ var (
 	ErrCorrupt = errors.New("store is inconsistent")
 	// ErrClosed: the store or appender was closed.
 	ErrClosed = errors.New("closed")
+	// ErrWriteFailed: Pebble failed to write or sync a batch (an I/O
+	// error). Pebble may then hold data it could not make durable, so the
+	// store refuses every later write; Store.Err reports it. Reopen the
+	// store (restart the process) to recover from what was synced.
+	ErrWriteFailed = errors.New("write failed")
 )
 
 // BlockError says why a block was refused, naming the block.

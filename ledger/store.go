@@ -167,7 +167,7 @@ func (s *Store) checkVersion() error {
 		if nonEmpty {
 			return fmt.Errorf("%w: data present but no layout version key", ErrCorrupt)
 		}
-		return s.db.Set(layout.MetaKey, []byte(layout.Version), pebble.Sync)
+		return s.writeVersion()
 	}
 	if err != nil {
 		return err
@@ -175,6 +175,25 @@ func (s *Store) checkVersion() error {
 	defer closer.Close()
 	if string(v) != layout.Version {
 		return fmt.Errorf("store layout %q, this code reads %q", v, layout.Version)
+	}
+	return nil
+}
+
+// writeVersion records the layout version in a new store. Pebble treats a
+// synchronous commit whose fsync fails as fatal (Logger.Fatalf, a panic
+// here); applying without waiting and then waiting for the sync returns
+// the error instead, so Open on a failing disk fails rather than crashes.
+func (s *Store) writeVersion() error {
+	b := s.db.NewBatch()
+	defer b.Close()
+	if err := b.Set(layout.MetaKey, []byte(layout.Version), nil); err != nil {
+		return err
+	}
+	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		return fmt.Errorf("%w: %w", ErrWriteFailed, err)
+	}
+	if err := b.SyncWait(); err != nil {
+		return fmt.Errorf("%w: %w", ErrWriteFailed, err)
 	}
 	return nil
 }
@@ -208,6 +227,22 @@ func (s *Store) Close() error {
 	s.liveViews.Wait()
 	s.tables.closeAll()
 	return s.db.Close()
+}
+
+// Err returns the failed write that made the store refuse all writes
+// (wrapping ErrWriteFailed), or nil if there was none. Nothing more can be
+// stored until the store is reopened, so a node should stop when it is
+// set. What was acknowledged before is durable.
+func (s *Store) Err() error {
+	if p := s.syncFailed.Load(); p != nil {
+		return *p
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if errors.Is(s.broken, ErrWriteFailed) {
+		return s.broken
+	}
+	return nil
 }
 
 // PebbleOptions returns the Pebble options Open uses by default: bloom

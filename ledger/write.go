@@ -158,9 +158,9 @@ func (s *Store) applyBatch(b *pebble.Batch) (*inflight, error) {
 		return nil, fmt.Errorf("refusing writes: %w", s.broken)
 	}
 	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
-		s.broken = err
+		s.broken = fmt.Errorf("%w: %w", ErrWriteFailed, err)
 		b.Close()
-		return nil, err
+		return nil, s.broken
 	}
 	last := uint64(b.SeqNum()) + uint64(b.Count()) - 1
 	return &inflight{batch: b, view: s.newView(), lastSeq: last}, nil
@@ -172,28 +172,27 @@ func (s *Store) applyBatch(b *pebble.Batch) (*inflight, error) {
 // data it could not make durable: the store then refuses all writes, and
 // nothing applied after it is ever published.
 func (s *Store) settle(f *inflight) error {
-	err := f.batch.SyncWait()
+	if err := f.batch.SyncWait(); err != nil {
+		failed := fmt.Errorf("%w: %w", ErrWriteFailed, err)
+		s.syncFailed.CompareAndSwap(nil, &failed)
+	}
 	f.batch.Close()
-	if err == nil {
-		if p := s.syncFailed.Load(); p != nil {
-			err = *p
-		}
+	p := s.syncFailed.Load()
+	if p == nil {
+		s.publish(f.view)
+		return nil
 	}
-	if err != nil {
-		s.syncFailed.CompareAndSwap(nil, &err)
-		s.writeMu.Lock()
-		if s.broken == nil {
-			s.broken = err
-		}
-		s.writeMu.Unlock()
-		s.release(f.view)
-		s.viewMu.Lock()
-		s.wakeLocked()
-		s.viewMu.Unlock()
-		return fmt.Errorf("ledger store: sync: %w", err)
+	err := *p
+	s.writeMu.Lock()
+	if s.broken == nil {
+		s.broken = err
 	}
-	s.publish(f.view)
-	return nil
+	s.writeMu.Unlock()
+	s.release(f.view)
+	s.viewMu.Lock()
+	s.wakeLocked()
+	s.viewMu.Unlock()
+	return fmt.Errorf("ledger store: sync: %w", err)
 }
 
 // chainOf returns v's chain state, an empty one if v has no block. Caller

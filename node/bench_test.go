@@ -81,6 +81,7 @@ func BenchmarkPropagation(b *testing.B) {
 	b.ReportMetric(ms(p50), "p50-ms")
 	b.ReportMetric(ms(p99), "p99-ms")
 	b.ReportMetric(ms(lp50), "local-append-p50-ms")
+	b.ReportMetric(ms(percentile(local, 99)), "local-append-p99-ms")
 	b.ReportMetric(float64(p50)/float64(lp50), "p50/local-append")
 	b.ReportMetric(float64(p99)/float64(100*time.Millisecond), "p99/100ms-target")
 	b.ReportMetric(0, "ns/op")

@@ -29,6 +29,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/metrics"
 	"github.com/affine-ledger/ledger/p2p"
 )
 
@@ -65,6 +66,13 @@ type Config struct {
 	// StatusAddr, if set, serves GET /status (JSON) and /metrics
 	// (Prometheus) there; it must be a loopback address.
 	StatusAddr string
+	// Handler, if set, is built once the store is open and mounted under
+	// "/" of the status endpoint (the explorer); /status and /metrics stay
+	// the node's.
+	Handler func(n *Node) (http.Handler, error)
+	// Metrics is the node's Prometheus registry and ledger metrics
+	// (default metrics.New()); the p2p layer registers its own in it.
+	Metrics *metrics.Metrics
 	// StatusEvery is how often status.json is rewritten (default 2 s).
 	StatusEvery time.Duration
 	Logger      *slog.Logger
@@ -74,8 +82,11 @@ type Config struct {
 	// Identity, Listen, Peers, Validators, Key, MDNS, Logger and Metrics
 	// are set from the fields above.
 	Network p2p.Config
-	// Appender options, and Pebble options for the store (tests).
+	// Appender options; Store options (a validator's node passes
+	// ledger.WithDecisionCheck(validator.CheckDecision)); Pebble options
+	// for the store (tests).
 	Appender []ledger.AppenderOption
+	Store    []ledger.Option
 	Pebble   *pebble.Options
 }
 
@@ -86,6 +97,7 @@ type Node struct {
 	store    *ledger.Store
 	appender *ledger.Appender
 	net      *p2p.Network
+	metrics  *metrics.Metrics
 	registry *prometheus.Registry
 	http     *http.Server
 	statusLn net.Listener
@@ -100,6 +112,9 @@ type Node struct {
 	closing  bool
 	svcErrMu sync.Mutex
 	svcErr   error
+	// failed is closed when a service or the store fails.
+	failed     chan struct{}
+	failedOnce sync.Once
 }
 
 // Start opens the store under cfg.DataDir, starts the network and the
@@ -121,7 +136,7 @@ func Start(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var opts []ledger.Option
+	opts := append([]ledger.Option(nil), cfg.Store...)
 	if cfg.Pebble != nil {
 		opts = append(opts, ledger.WithPebbleOptions(cfg.Pebble))
 	}
@@ -129,7 +144,10 @@ func Start(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger, store: store, registry: prometheus.NewRegistry()}
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.New()
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger, store: store, metrics: cfg.Metrics, registry: cfg.Metrics.Registry(), failed: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			n.Close()
@@ -156,17 +174,15 @@ func Start(cfg Config) (_ *Node, err error) {
 		}
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
-	n.bg.Add(1)
+	n.bg.Add(2)
 	go n.writeStatusLoop()
+	go n.metricsLoop()
 	for _, s := range cfg.Services {
 		n.services.Add(1)
 		go func() {
 			defer n.services.Done()
 			if err := s.Run(n.ctx, n); err != nil && n.ctx.Err() == nil {
-				n.log.Error("node: service stopped", "err", err)
-				n.svcErrMu.Lock()
-				n.svcErr = errors.Join(n.svcErr, err)
-				n.svcErrMu.Unlock()
+				n.fail(fmt.Errorf("service stopped: %w", err))
 			}
 		}()
 	}
@@ -215,7 +231,24 @@ func (n *Node) Close() error {
 	return n.closeErr
 }
 
-// Err returns the errors of services that stopped on their own.
+// fail records a failure that leaves the node unable to do its job (a
+// service stopped, the store refuses writes) and signals Failed.
+func (n *Node) fail(err error) {
+	n.svcErrMu.Lock()
+	n.svcErr = errors.Join(n.svcErr, err)
+	n.svcErrMu.Unlock()
+	n.log.Error("node: failed", "err", err)
+	n.failedOnce.Do(func() { close(n.failed) })
+}
+
+// Failed is closed once a service stopped on its own or the store failed
+// a write; Err says why. A node's command exits then, for its supervisor
+// to restart it: the store replays its log on open and loses nothing
+// acknowledged.
+func (n *Node) Failed() <-chan struct{} { return n.failed }
+
+// Err returns the errors of services that stopped on their own and of the
+// store, if it failed a write.
 func (n *Node) Err() error {
 	n.svcErrMu.Lock()
 	defer n.svcErrMu.Unlock()
@@ -243,6 +276,29 @@ func (n *Node) Validator() (keys.PublicKey, bool) {
 	}
 	return n.cfg.Key.Public(), true
 }
+
+// Appender returns the local validator's appender, nil on an observer.
+// Services that write through it directly (the validator loop, the
+// epoch driver's outcome records) call Announce once a block is durable;
+// the node closes it after the services have stopped.
+func (n *Node) Appender() *ledger.Appender { return n.appender }
+
+// Announce tells the network the local chain grew, so that the new blocks
+// are gossiped now rather than at the next status exchange.
+func (n *Node) Announce() { n.net.Announce() }
+
+// DataDir returns the node's data directory; services keep their own
+// state files there.
+func (n *Node) DataDir() string { return n.cfg.DataDir }
+
+// Metrics returns the node's metrics.
+func (n *Node) Metrics() *metrics.Metrics { return n.metrics }
+
+// Logger returns the node's logger.
+func (n *Node) Logger() *slog.Logger { return n.log }
+
+// Key returns the local validator's hotkey, false for an observer.
+func (n *Node) Key() (*keys.Hotkey, bool) { return n.cfg.Key, n.cfg.Key != nil }
 
 // ErrObserver is returned by Append and Add on a node without a key.
 var ErrObserver = errors.New("node is an observer: it has no validator key")

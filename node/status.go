@@ -182,7 +182,22 @@ func (n *Node) serveStatus(addr string) error {
 		enc.SetIndent("", "  ")
 		enc.Encode(st)
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(n.registry, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(n.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := n.Err(); err != nil {
+			http.Error(w, "a service stopped: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	if n.cfg.Handler != nil {
+		h, err := n.cfg.Handler(n)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("status endpoint: %w", err)
+		}
+		mux.Handle("/", h)
+	}
 	n.statusLn = ln
 	n.http = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go n.http.Serve(ln)

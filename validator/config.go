@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/metrics"
 )
 
 // Defaults of Config.
@@ -82,6 +83,9 @@ type Config struct {
 	// gossips it). Calls come in height order, from the loop's
 	// goroutines, one at a time.
 	OnBlock func(ledger.Receipt)
+	// Metrics, if set, counts appends and their latency, duel progress
+	// and miners' failed calls by kind.
+	Metrics *metrics.Metrics
 	// Now gives transcript timestamps (default time.Now).
 	Now func() time.Time
 }

@@ -6,14 +6,16 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/vtrust"
 )
 
 // CheckDecision is the decision check a ledger store holding validators'
 // chains should be opened with (ledger.WithDecisionCheck): a decision
 // record whose type is "duel" must be a duel result that duel.Decode
 // accepts (canonical, and every derived field equal to its
-// recomputation); records of other types (re-execution outcomes, future
-// formats) must pass ledger.CheckDecision. So a peer's block carrying a
+// recomputation); one whose type is "reexec" must be an outcome record
+// vtrust.DecodeOutcome accepts; records of other types (future formats)
+// must pass ledger.CheckDecision. So a peer's block carrying a
 // duel result that does not recompute is refused on Put.
 func CheckDecision(data []byte) error {
 	if err := ledger.CheckDecision(data); err != nil {
@@ -23,11 +25,15 @@ func CheckDecision(data []byte) error {
 	if err != nil {
 		return err
 	}
-	if typ != duel.ResultType {
-		return nil
-	}
-	if _, err := duel.Decode(data); err != nil {
-		return fmt.Errorf("decision: %w", err)
+	switch typ {
+	case duel.ResultType:
+		if _, err := duel.Decode(data); err != nil {
+			return fmt.Errorf("decision: %w", err)
+		}
+	case vtrust.OutcomeType:
+		if _, err := vtrust.DecodeOutcome(data); err != nil {
+			return fmt.Errorf("decision: %w", err)
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/validator"
+	"github.com/affine-ledger/ledger/vtrust"
 )
 
 // sampleResult is a small valid duel result: the contender wins both envs
@@ -65,12 +66,32 @@ func TestCheckDecision(t *testing.T) {
 	if err := validator.CheckDecision(bad); !errors.Is(err, duel.ErrMalformed) || !strings.Contains(err.Error(), "wins") {
 		t.Fatalf("a result whose counts do not recompute: %v", err)
 	}
-	other, err := codec.Marshal(map[string]any{"type": "reexec", "verdict": "agree"})
+	other, err := codec.Marshal(map[string]any{"type": "note-v9", "text": "a future format"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := validator.CheckDecision(other); err != nil {
 		t.Fatalf("a record of another type: %v", err)
+	}
+	// An outcome record is held to its own format.
+	half, err := codec.Marshal(map[string]any{"type": vtrust.OutcomeType, "verdict": "agree"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validator.CheckDecision(half); !errors.Is(err, vtrust.ErrMalformed) {
+		t.Fatalf("an outcome missing its fields: %v", err)
+	}
+	c := codec.Sum(good)
+	o, err := vtrust.NewOutcome(keys.PublicKey{1}, keys.PublicKey{2}, c, codec.Sum(bad), vtrust.Agree, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := codec.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validator.CheckDecision(ob); err != nil {
+		t.Fatalf("a valid outcome: %v", err)
 	}
 	if err := validator.CheckDecision([]byte{0xff}); !errors.Is(err, ledger.ErrMalformed) {
 		t.Fatalf("garbage: %v", err)

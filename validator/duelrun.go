@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/challenge"
@@ -180,7 +181,16 @@ func (r *run) run(ctx context.Context) (duel.Result, error) {
 	if err != nil {
 		return duel.Result{}, fmt.Errorf("duel %s: %w", r.id, err)
 	}
-	rc, err := r.v.app.Append(ctx, r.start, nil, [][]byte{raw})
+	// The result's block is anchored at the newest chain block, not the
+	// duel's start: the epoch that counts the vote is the one in which it
+	// was cast (spec/vtrust.md), whatever the duel's length.
+	anchor := r.start
+	if b, err := r.v.cfg.Chain.Head(ctx); err == nil && b.Number > anchor.Number {
+		anchor = ledger.Anchor{Number: b.Number, Hash: ledger.Hash(b.Hash)}
+	}
+	began := time.Now()
+	rc, err := r.v.app.Append(ctx, anchor, nil, [][]byte{raw})
+	r.v.cfg.Metrics.Appended(0, time.Since(began), err)
 	if err != nil {
 		return duel.Result{}, fmt.Errorf("duel %s: record result: %w", r.id, err)
 	}
@@ -346,7 +356,9 @@ func (r *run) answer(ctx context.Context, e *envRun, counter uint64) answer {
 			return a
 		}
 	}
+	began := time.Now()
 	rc, err := r.v.app.Append(ctx, r.start, ts[:], nil)
+	r.v.cfg.Metrics.Appended(len(ts), time.Since(began), err)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

@@ -6,6 +6,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/metrics"
 )
 
 // Stage says what a Progress reports.
@@ -58,6 +59,7 @@ type Progress struct {
 }
 
 func (r *run) progress(p Progress) {
+	r.count(p)
 	if r.v.cfg.Progress == nil {
 		return
 	}
@@ -78,4 +80,27 @@ func (r *run) outcomeProgress(e *envRun, o duel.Outcome) {
 		Wins: w, Losses: l, Draws: d, Looks: s.Looks(), LowerPPM: lower, UpperPPM: upper,
 		Decision: s.Decision(),
 	})
+}
+
+// count feeds a step of the duel to the metrics.
+func (r *run) count(p Progress) {
+	m := r.v.cfg.Metrics
+	switch p.Stage {
+	case StageStart:
+		m.DuelStarted()
+	case StageOutcome:
+		m.DuelOutcome(p.Env, outcomeLabel(p.Outcome))
+	case StageDecided:
+		m.DuelEnded(p.Winner.String())
+	}
+}
+
+func outcomeLabel(o string) string {
+	switch o {
+	case string(duel.Win):
+		return metrics.OutcomeWin
+	case string(duel.Loss):
+		return metrics.OutcomeLoss
+	}
+	return metrics.OutcomeDraw
 }

@@ -32,6 +32,11 @@ func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id cha
 		}
 		return ledger.Transcript{}, fmt.Errorf("miner %s: %w", s.miner.Hotkey.Short(), err)
 	}
+	for _, c := range rec.Calls {
+		if c.ErrorKind != "" {
+			v.cfg.Metrics.MinerError(c.ErrorKind)
+		}
+	}
 	return newTranscript(v.pub, s.rec, d, rec, started, finished), nil
 }
 

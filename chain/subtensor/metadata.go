@@ -23,9 +23,9 @@ type Runtime struct {
 // finds the calls this package makes and the signed extensions. It fails on
 // a signed extension it cannot fill in: one it does not know whose types
 // are not empty.
-func ParseMetadata(hexMeta string) (Runtime, error) {
+func ParseMetadata(hexMeta string) (_ Runtime, err error) {
 	var meta types.Metadata
-	if err := codec.DecodeFromHex(hexMeta, &meta); err != nil {
+	if err := decodeMetadata(hexMeta, &meta); err != nil {
 		return Runtime{}, fmt.Errorf("runtime metadata: %w", err)
 	}
 	if meta.Version != 14 {
@@ -83,4 +83,17 @@ func emptyType(lookup map[int64]types.Si1Type, id int64, depth int) bool {
 		return true
 	}
 	return false
+}
+
+// decodeMetadata decodes with the SCALE library, which dereferences nil on
+// some malformed input: that is an error here, not a crash. (It also
+// allocates whatever length a vector announces, so metadata is only read
+// from the node the validator was configured with; spec/limits.md.)
+func decodeMetadata(hexMeta string, meta *types.Metadata) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed SCALE: %v", r)
+		}
+	}()
+	return codec.DecodeFromHex(hexMeta, meta)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -37,7 +38,9 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 				return err
 			}
 			defer os.Remove(tmp.Name())
-			st, err := archive.Export(s, tmp)
+			bar := newProgress(cmd.ErrOrStderr(), -1, "exporting")
+			st, err := archive.Export(s, io.MultiWriter(tmp, bar))
+			bar.Finish()
 			if err == nil {
 				err = tmp.Sync()
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/schollz/progressbar/v3"
 	"os"
 
 	"github.com/ipfs/go-cid"
@@ -47,7 +48,14 @@ before it are valid and stay.` + exitCodesHelp,
 			}
 			defer set.Close()
 			vf := verify.New(verify.Options{Reexecute: !noReexec, Challenges: set})
-			st, err := archive.Import(s, f, archive.ImportOptions{Check: importCheck(vf)})
+			var size int64 = -1
+			if fi, err := f.Stat(); err == nil {
+				size = fi.Size()
+			}
+			bar := newProgress(cmd.ErrOrStderr(), size, "importing")
+			r := progressbar.NewReader(f, bar)
+			st, err := archive.Import(s, &r, archive.ImportOptions{Check: importCheck(vf)})
+			bar.Finish()
 			switch {
 			case errors.Is(err, archive.ErrMalformed):
 				return usageError{fmt.Sprintf("%s: %v", carFile, err)}

@@ -2,26 +2,65 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/spf13/cobra"
 
+	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/epoch"
+	"github.com/affine-ledger/ledger/explorer"
+	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/node"
+	"github.com/affine-ledger/ledger/validator"
 )
+
+// nodeWork is what a validator's node does besides replicating.
+type nodeWork struct {
+	evaluate, epochs bool
+	chutesKey        string
+	timeout          time.Duration
+}
+
+// nodeServices adds the validator loop and the epoch driver to cfg, on
+// chain c. A node without a key is an observer: it has no work to add.
+func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
+	if cfg.Key == nil {
+		if w.evaluate && w.epochs {
+			cfg.Logger.Info("no --key: running as an observer, --chain is used by the explorer only")
+		}
+		return nil
+	}
+	if w.evaluate {
+		vc := validator.Config{Chain: c, Endpoint: validator.DefaultEndpoint(w.chutesKey),
+			Client: inference.New(inference.Options{Timeout: w.timeout})}
+		cfg.Services = append(cfg.Services, validator.Service{Config: vc})
+	}
+	if w.epochs {
+		d, err := epoch.New(epoch.Config{Chain: c, Key: cfg.Key, Logger: cfg.Logger})
+		if err != nil {
+			return err
+		}
+		cfg.Services = append(cfg.Services, d)
+	}
+	return nil
+}
 
 func newNodeCmd() *cobra.Command {
 	var (
-		dataDir, keyFile, statusAddr, logLevel string
-		listen, peers, validators              []string
-		netuid                                 uint16
-		mdns                                   bool
+		dataDir, keyFile, statusAddr, chainSpec, chutesKey string
+		listen, peers, validators                          []string
+		netuid                                             uint16
+		mdns, evaluate, epochs, pprof                      bool
+		minerTimeout                                       time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "node",
@@ -37,18 +76,27 @@ The data directory holds the store (store/), the node's libp2p identity
 "ledger peers" reads. List static peers with --peer on both sides: they are kept
 connected and are gossipsub direct peers.
 
+With --chain and --key the node is a working validator: it duels the miners
+committed on the chain (champion against each contender, spec/validator.md),
+records every exchange in its chain, re-executes its peers' blocks as they
+arrive and links the outcomes from its own chain, and each epoch commits its
+checkpoint on-chain, computes vTrust and sets winner-takes-all weights for the
+consensus winner (spec/vtrust.md). --evaluate=false or --epochs=false turn the
+two halves off. Miners that committed a chute are asked through Chutes with
+--chutes-api-key.
+
+--status serves /status, /metrics, /healthz and the web explorer of "ledger
+serve" on a loopback address.
+
 It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is lost.` + exitCodesHelp,
-		Example: `  ledger node --data ~/.ledger --key ~/.ledger/hotkey.json --listen /ip4/0.0.0.0/tcp/4001
+		Example: `  ledger node --data ~/.ledger --key ~/.ledger/hotkey.json --listen /ip4/0.0.0.0/tcp/4001 \
+      --chain subtensor+wss://entrypoint-finney.opentensor.ai:443/netuid=120 --status 127.0.0.1:8080
   ledger node --data /tmp/obs --listen /ip4/127.0.0.1/tcp/4002 \
       --peer /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW... --status 127.0.0.1:8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := node.Config{DataDir: dataDir, NetUID: netuid, MDNS: mdns, StatusAddr: statusAddr}
-			var level slog.Level
-			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return usageError{msg: fmt.Sprintf("--log-level %q: want debug, info, warn or error", logLevel)}
-			}
-			cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			cfg := node.Config{DataDir: dataDir, NetUID: netuid, MDNS: mdns, StatusAddr: statusAddr,
+				Logger: loggerOf(cmd), Store: []ledger.Option{ledger.WithDecisionCheck(validator.CheckDecision)}}
 			if keyFile != "" {
 				k, err := keys.ReadKeyFile(keyFile)
 				if err != nil {
@@ -77,6 +125,22 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 				}
 				cfg.Validators = append(cfg.Validators, v)
 			}
+			var c chain.Chain
+			if chainSpec != "" {
+				var err error
+				if c, err = openChain(cmd, chainSpec); err != nil {
+					return err
+				}
+				defer c.Close()
+				if err := nodeServices(&cfg, c, nodeWork{evaluate: evaluate, epochs: epochs, chutesKey: chutesKey, timeout: minerTimeout}); err != nil {
+					return err
+				}
+			}
+			if statusAddr != "" {
+				cfg.Handler = func(n *node.Node) (http.Handler, error) {
+					return explorer.Handler(n.Store(), explorer.Options{Chain: c, Metrics: n.Metrics(), Pprof: pprof, Logger: cfg.Logger})
+				}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			n, err := node.Start(cfg)
@@ -90,10 +154,14 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 			st, _ := n.Status()
 			fmt.Fprintf(cmd.OutOrStdout(), "node %s (%s) netuid %d listening on %s\n", n.ID(), role, netuid, strings.Join(st.Addrs, " "))
 			if a := n.StatusAddr(); a != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "status endpoint http://%s/status\n", a)
+				fmt.Fprintf(cmd.OutOrStdout(), "status endpoint http://%s/status, explorer http://%s/\n", a, a)
 			}
-			<-ctx.Done()
-			fmt.Fprintln(cmd.ErrOrStderr(), "shutting down")
+			select {
+			case <-ctx.Done():
+				fmt.Fprintln(cmd.ErrOrStderr(), "shutting down")
+			case <-n.Failed():
+				fmt.Fprintln(cmd.ErrOrStderr(), "node failed, shutting down:", n.Err())
+			}
 			if err := n.Close(); err != nil {
 				return fmt.Errorf("node shutdown: %w", err)
 			}
@@ -109,7 +177,12 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 	f.Uint16Var(&netuid, "netuid", 0, "subnet whose ledger to join (gossip topics are per subnet)")
 	f.BoolVar(&mdns, "mdns", false, "also find peers on the local network by mDNS")
 	f.StringVar(&statusAddr, "status", "", "serve GET /status and /metrics on this loopback address (e.g. 127.0.0.1:8080)")
-	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&chainSpec, "chain", "", "chain spec (local, local+http://HOST:PORT, subtensor+wss://HOST:PORT/netuid=N); with --key, run the validator")
+	f.BoolVar(&evaluate, "evaluate", true, "with --chain and --key: duel the committed miners")
+	f.BoolVar(&epochs, "epochs", true, "with --chain and --key: audit peers, commit the checkpoint and set weights each epoch")
+	f.StringVar(&chutesKey, "chutes-api-key", "", "bearer key for miners that committed a chute")
+	f.DurationVar(&minerTimeout, "miner-timeout", 0, "bound on one request to a miner (default: the inference client's)")
+	f.BoolVar(&pprof, "pprof", false, "serve Go profiles under /debug/pprof/ on --status")
 	cmd.MarkFlagRequired("data")
 	return cmd
 }

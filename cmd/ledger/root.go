@@ -13,9 +13,26 @@ func newRootCmd() *cobra.Command {
 		Short: "Validator node and audit tool for a decentralized model-evaluation network",
 		Long: `ledger records every exchange between validators and models as signed,
 hash-chained transcripts, replicates them between validators, and lets anyone
-re-execute and verify them.` + exitCodesHelp,
+re-execute and verify them.
+
+Every flag can also be set by an environment variable, named in its help:
+LEDGER_ and the flag in upper case (--log-level: LEDGER_LOG_LEVEL). The
+command line wins over the environment.` + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+	}
+	var logs logOptions
+	logs.register(root)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := applyEnv(cmd); err != nil {
+			return err
+		}
+		l, err := logs.logger(cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		withLogger(cmd, l)
+		return nil
 	}
 	root.AddCommand(
 		newVersionCmd(),
@@ -38,6 +55,8 @@ re-execute and verify them.` + exitCodesHelp,
 		newServeCmd(),
 		newVtrustCmd(),
 		newWeightsCmd(),
+		newDevnetCmd(),
 	)
+	documentEnv(root)
 	return root
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -170,8 +169,10 @@ func openExistingStore(dir string) (*ledger.Store, error) {
 	if !st.IsDir() {
 		return nil, usageError{fmt.Sprintf("--data %s is not a directory", dir)}
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*")); len(m) == 0 {
-		return nil, usageError{fmt.Sprintf("--data %s holds no ledger store", dir)}
+	// A node's data directory holds its store in store/.
+	dir, err = storeDir(dir)
+	if err != nil {
+		return nil, err
 	}
 	return verify.OpenStore(dir)
 }
