@@ -4,7 +4,7 @@ BIN      := bin/ledger
 FUZZTIME ?= 3s
 PKGS     := ./...
 
-.PHONY: build test unit interop interop-spec interop-p2p fuzz fuzz-long bench demo lint vectors clean
+.PHONY: build test unit interop interop-spec interop-p2p fuzz fuzz-long soak bench demo lint vectors clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ledger
@@ -41,6 +41,15 @@ fuzz-long:
 
 # Every benchmark the targets are about, in one report (BENCHMARKS.md); figures
 # also go to bench.json. LEDGER_BENCHTIME_<RUN>=Nx changes a run's -benchtime.
+# Long variants (hours): the fault, crash, tampering, adversarial-network,
+# hostile-miner and devnet tests repeated with more cases, every fuzz target
+# for a minute, and a devnet of 8 validators and 8 miners.
+soak: build
+	LEDGER_TAMPER_CASES=20000 $(GO) test -race -count=3 -timeout 3h \
+		-run 'Tamper|Crash|Fault|Advers|Partition|Rogue|Hostile|Devnet|Equivocation' $(PKGS)
+	FUZZTIME=60s scripts/fuzz.sh
+	rm -rf .soak && $(BIN) devnet --dir .soak --validators 8 --miners 8 --duration 5m
+
 bench:
 	$(GO) run ./internal/benchreport -o bench.json
 

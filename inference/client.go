@@ -56,6 +56,12 @@ type Options struct {
 	ReadLimit int64
 	// KeepRaw is the most body bytes kept in Call.Raw.
 	KeepRaw int
+	// MaxAnswerBytes is the longest answer taken (default
+	// envs.MaxAnswerBytes, which no env reads past); a longer one fails
+	// the call as too large. It bounds what a miner puts in a transcript:
+	// without it a body just under ReadLimit would be recorded whole, and
+	// could push a conversation past the ledger's limit.
+	MaxAnswerBytes int
 }
 
 func (o Options) withDefaults() Options {
@@ -78,6 +84,7 @@ func (o Options) withDefaults() Options {
 	defInt(&o.PerMiner, DefaultPerMiner)
 	defInt(&o.Overall, DefaultOverall)
 	defInt(&o.KeepRaw, DefaultKeepRaw)
+	defInt(&o.MaxAnswerBytes, envs.MaxAnswerBytes)
 	if o.ReadLimit <= 0 {
 		o.ReadLimit = DefaultReadLimit
 	}
@@ -233,6 +240,9 @@ func (c *Client) attempt(ctx context.Context, url, apiKey string, body []byte, c
 	comp, err := DecodeResponse(raw)
 	if err != nil {
 		return Completion{}, &failure{err: err}
+	}
+	if len(comp.Content) > c.opts.MaxAnswerBytes {
+		return Completion{}, &failure{err: fmt.Errorf("%w: answer of %d bytes, max %d", ErrTooLarge, len(comp.Content), c.opts.MaxAnswerBytes)}
 	}
 	return comp, nil
 }

@@ -252,8 +252,10 @@ func TestHugeBodyIsCutAndRefused(t *testing.T) {
 	}
 }
 
-func TestLargeAnswerWithinLimitKeepsRawPrefix(t *testing.T) {
-	answer := strings.Repeat("y", 200<<10)
+// An answer of exactly MaxAnswerBytes is taken, and only the start of its
+// body is kept raw.
+func TestLargestAnswerKeepsRawPrefix(t *testing.T) {
+	answer := strings.Repeat("y", envs.MaxAnswerBytes)
 	ep := serve(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, completion(answer)) })
 	reply, err := inference.New(fast(inference.Options{})).Complete(context.Background(), ep, testID, question)
 	if err != nil || reply.Content != answer {
@@ -261,6 +263,43 @@ func TestLargeAnswerWithinLimitKeepsRawPrefix(t *testing.T) {
 	}
 	if len(reply.Call.Raw) != inference.DefaultKeepRaw || reply.Call.BodyBytes != int64(len(completion(answer))) {
 		t.Fatalf("kept %d of %d bytes", len(reply.Call.Raw), reply.Call.BodyBytes)
+	}
+}
+
+// An answer one byte over MaxAnswerBytes (counted after invalid bytes are
+// replaced) fails the call as too large, at once: asking again would get
+// the same. The limit is an option.
+func TestAnswerOverLimitIsTooLarge(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		answer string
+		opts   inference.Options
+		size   int // of the answer taken
+	}{
+		{"one byte over", strings.Repeat("y", envs.MaxAnswerBytes+1), inference.Options{}, envs.MaxAnswerBytes + 1},
+		{"a megabyte", strings.Repeat("y", 1000_000), inference.Options{}, 1000_000},
+		{"over a lower limit", "<answer>12</answer>", inference.Options{MaxAnswerBytes: 18}, 19},
+		// The invalid byte becomes the three bytes of U+FFFD.
+		{"over once cleaned", strings.Repeat("y", envs.MaxAnswerBytes-1) + "\xff", inference.Options{}, envs.MaxAnswerBytes + 2},
+	} {
+		var n atomic.Int32
+		ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			io.WriteString(w, completion(c.answer))
+		})
+		reply, err := inference.New(fast(c.opts)).Complete(context.Background(), ep, testID, question)
+		if !errors.Is(err, inference.ErrTooLarge) || reply.Call.ErrorKind != inference.KindTooLarge || n.Load() != 1 || reply.Content != "" {
+			t.Fatalf("%s: err %v, kind %q, %d requests, content of %d bytes", c.name, err, reply.Call.ErrorKind, n.Load(), len(reply.Content))
+		}
+		if !strings.Contains(reply.Call.Error, fmt.Sprintf("answer of %d bytes", c.size)) || reply.Call.Status != 200 {
+			t.Fatalf("%s: error %q, status %d", c.name, reply.Call.Error, reply.Call.Status)
+		}
+	}
+	// At the lower limit exactly, the answer is taken.
+	ep := serve(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, completion("<answer>1</answer>")) })
+	reply, err := inference.New(fast(inference.Options{MaxAnswerBytes: 18})).Complete(context.Background(), ep, testID, question)
+	if err != nil || reply.Content != "<answer>1</answer>" {
+		t.Fatalf("answer at the limit: %q, %v", reply.Content, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrDecode is wrapped by every error of DecodeResponse: the body is not a
@@ -51,7 +52,9 @@ func DecodeResponse(body []byte) (Completion, error) {
 	// Invalid bytes are replaced before JSON decoding, a maximal run by one
 	// U+FFFD as spec/envs/README.md says; encoding/json would replace each
 	// byte on its own.
-	body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	if !utf8.Valid(body) {
+		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	}
 	if start := bytes.TrimLeft(body, jsonSpace); len(start) == 0 || start[0] != '{' {
 		return Completion{}, fmt.Errorf("%w: body is not a JSON object", ErrDecode)
 	}

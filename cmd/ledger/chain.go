@@ -82,7 +82,11 @@ interrupted (SIGINT or SIGTERM).` + exitCodesHelp,
 			if _, err := os.Stat(filepath.Join(dir, "state.json")); errors.Is(err, fs.ErrNotExist) {
 				g := local.DefaultGenesis()
 				if genesisFile != "" {
-					if g, err = local.ReadGenesis(genesisFile); err != nil {
+					data, err := readSmallFile(genesisFile, maxGenesisFileBytes)
+					if err != nil {
+						return usageError{msg: "--genesis: " + err.Error()}
+					}
+					if g, err = local.ParseGenesis(data); err != nil {
 						return usageError{msg: err.Error()}
 					}
 				}
@@ -306,7 +310,7 @@ its stake and validator permit, through the admin API. It prints the uid.` + exi
 			if err != nil {
 				return usageError{msg: "--hotkey: " + err.Error()}
 			}
-			raw, err := os.ReadFile(tokenFile)
+			raw, err := readSmallFile(tokenFile, maxTokenFileBytes)
 			if err != nil {
 				return usageError{msg: "--admin-token: " + err.Error()}
 			}

@@ -1,7 +1,8 @@
 // Package minertest provides what tests of miners and validators need
 // without depending on the real environments: two small fake envs (one
 // single-turn, one multi-turn with a negative forfeit score), their solvers,
-// and a reference miner started on loopback.
+// a reference miner started on loopback, and a hostile miner (NewHostile)
+// that attacks its client in each of the ways spec/limits.md bounds.
 package minertest
 
 import (
