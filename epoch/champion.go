@@ -17,13 +17,34 @@ import (
 // the winner no longer has a miner commitment. Under commit-reveal the
 // rows read are the last ones revealed.
 func ChainWinner(ctx context.Context, c chain.Chain) (_ duel.Side, ok bool, _ error) {
+	s, _, ok, err := chainWinner(ctx, c)
+	return s, ok, err
+}
+
+// ChainMajority is ChainWinner when the rows that put the winner first
+// hold more than half of all validator-permit stake, ok false otherwise.
+// A driver starts every epoch from it when there is one: validators that
+// split on a champion (one computed an epoch before a vote reached it)
+// come back together as soon as a majority of stake has set weights.
+func ChainMajority(ctx context.Context, c chain.Chain) (_ duel.Side, ok bool, _ error) {
+	s, majority, ok, err := chainWinner(ctx, c)
+	return s, ok && majority, err
+}
+
+func chainWinner(ctx context.Context, c chain.Chain) (_ duel.Side, majority, ok bool, _ error) {
 	m, err := c.Metagraph(ctx)
 	if err != nil {
-		return duel.Side{}, false, fmt.Errorf("read metagraph: %w", err)
+		return duel.Side{}, false, false, fmt.Errorf("read metagraph: %w", err)
 	}
 	rows, err := c.Weights(ctx)
 	if err != nil {
-		return duel.Side{}, false, fmt.Errorf("read weights: %w", err)
+		return duel.Side{}, false, false, fmt.Errorf("read weights: %w", err)
+	}
+	var permitted uint64
+	for _, n := range m.Neurons {
+		if n.ValidatorPermit {
+			permitted += n.Stake
+		}
 	}
 	stakeFor := map[uint16]uint64{}
 	for _, r := range rows {
@@ -47,17 +68,17 @@ func ChainWinner(ctx context.Context, c chain.Chain) (_ duel.Side, ok bool, _ er
 		}
 	}
 	if !found {
-		return duel.Side{}, false, nil
+		return duel.Side{}, false, false, nil
 	}
 	cs, err := c.Commitments(ctx)
 	if err != nil {
-		return duel.Side{}, false, fmt.Errorf("read commitments: %w", err)
+		return duel.Side{}, false, false, fmt.Errorf("read commitments: %w", err)
 	}
 	for _, ct := range chain.Contenders(m, cs) {
 		if ct.UID == winner {
 			id := ct.Commitment.Identity()
-			return duel.Side{Hotkey: ct.Hotkey, ModelHash: id[:]}, true, nil
+			return duel.Side{Hotkey: ct.Hotkey, ModelHash: id[:]}, 2*most > permitted, true, nil
 		}
 	}
-	return duel.Side{}, false, nil
+	return duel.Side{}, false, false, nil
 }

@@ -1,6 +1,7 @@
 package epoch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -295,6 +296,11 @@ func (d *Driver) startChampion(ctx context.Context) (duel.Side, error) {
 	d.mu.Lock()
 	champion := d.champion
 	d.mu.Unlock()
+	if m, ok, err := ChainMajority(ctx, d.cfg.Chain); err == nil && ok && !sameSide(m, champion) {
+		d.cfg.Logger.Info("epoch: starting from the champion a majority of stake set weights for",
+			"champion", m.Hotkey.String(), "had", champion.Hotkey.String())
+		return m, nil
+	}
 	if champion.Hotkey != (keys.PublicKey{}) {
 		return champion, nil
 	}
@@ -475,4 +481,8 @@ func (d *Driver) committed(ctx context.Context, vc chain.ValidatorCommitment) bo
 	}
 	got, err := chain.ParseValidatorCommitment(cm.Fields)
 	return err == nil && got == vc
+}
+
+func sameSide(a, b duel.Side) bool {
+	return a.Hotkey == b.Hotkey && bytes.Equal(a.ModelHash, b.ModelHash)
 }

@@ -50,6 +50,14 @@ func TestChainWinnerFollowsStake(t *testing.T) {
 		t.Fatalf("no weights yet: ok %v, err %v", ok, err)
 	}
 	champ, con := w.uid(t, w.champ.Public()), w.uid(t, w.con.Public())
+	// One row of 250 of 550: the chain's winner, but no majority.
+	w.setTop(t, w.keys[2], con)
+	if s, ok, err := ChainWinner(ctx, w.chain); err != nil || !ok || s.Hotkey != w.con.Public() {
+		t.Fatalf("one row: winner %s, %v, %v", s.Hotkey, ok, err)
+	}
+	if _, ok, err := ChainMajority(ctx, w.chain); ok || err != nil {
+		t.Fatalf("250 of 550 stake is a majority: %v, %v", ok, err)
+	}
 	// stakes 100, 100, 250, 100: the champion has 300, the contender 250.
 	w.setTop(t, w.keys[0], champ)
 	w.setTop(t, w.keys[1], champ)
@@ -58,6 +66,9 @@ func TestChainWinnerFollowsStake(t *testing.T) {
 	s, ok, err := ChainWinner(ctx, w.chain)
 	if err != nil || !ok || s.Hotkey != w.champ.Public() {
 		t.Fatalf("winner %s, %v, %v; want the champion (300 of 550 stake)", s.Hotkey, ok, err)
+	}
+	if m, ok, err := ChainMajority(ctx, w.chain); err != nil || !ok || m.Hotkey != w.champ.Public() {
+		t.Fatalf("300 of 550: majority %s, %v, %v", m.Hotkey, ok, err)
 	}
 	w.setTop(t, w.keys[3], con)
 	s, ok, err = ChainWinner(ctx, w.chain)

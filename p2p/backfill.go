@@ -61,7 +61,7 @@ func (s *syncer) work(v keys.PublicKey) {
 	}
 	for n.ctx.Err() == nil {
 		have, haveAny := s.local(v)
-		p, target, ok := n.peers.best(v, have, haveAny, n.usable)
+		p, claimed, ok := n.peers.best(v, have, haveAny, n.usable)
 		if !ok {
 			s.mu.Lock()
 			if s.again[v] {
@@ -79,7 +79,7 @@ func (s *syncer) work(v keys.PublicKey) {
 		if haveAny {
 			from = have + 1
 		}
-		if err := s.pull(p, v, from, target); err != nil {
+		if err := s.pull(p, v, from, claimed); err != nil {
 			n.peers.drop(p, v)
 			if !errors.Is(err, errFork) {
 				n.failed(p, fmt.Errorf("backfill %s from height %d: %w", v.Short(), from, err))
@@ -102,9 +102,10 @@ func (s *syncer) local(v keys.PublicKey) (uint64, bool) {
 	return h.Block.Height, true
 }
 
-// pull stores v's blocks from..target from p. The next batch is fetched
-// while the current one is being stored.
-func (s *syncer) pull(p peer.ID, v keys.PublicKey, from, target uint64) error {
+// pull stores v's blocks from up to p's claim from p. The next batch is
+// fetched while the current one is being stored.
+func (s *syncer) pull(p peer.ID, v keys.PublicKey, from uint64, claimed claim) error {
+	target := claimed.height
 	ctx, cancel := context.WithCancel(s.n.ctx)
 	type batch struct {
 		blocks []fetched
@@ -117,6 +118,12 @@ func (s *syncer) pull(p peer.ID, v keys.PublicKey, from, target uint64) error {
 			bs, err := s.n.fetchBlocks(ctx, p, v, next, min(target-next+1, MaxBlocksPerRequest))
 			if err == nil && len(bs) == 0 {
 				err = fmt.Errorf("peer %s has no block of %s at height %d but claimed height %d", p, v.Short(), next, target)
+				if claimed.firm {
+					// By its status, or by forwarding a block it had to
+					// store first; blocks are never deleted, so an honest
+					// peer has every one below.
+					err = bad(err)
+				}
 			}
 			select {
 			case ch <- batch{bs, err}:

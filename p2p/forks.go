@@ -26,6 +26,8 @@ type proofs struct {
 	seen    map[cid.Cid]bool
 	order   []cid.Cid
 	pending map[keys.PublicKey]map[cid.Cid]*ledger.ForkProof
+	// npending counts the proofs in pending, at most MaxPendingForkProofs.
+	npending int
 }
 
 func newProofs(n *Network) *proofs {
@@ -84,10 +86,18 @@ func (ps *proofs) record(p *ledger.ForkProof, backfill bool) {
 	}
 	if h, err := n.store.Head(p.Validator); err != nil || h.Block.Height < p.Height {
 		ps.mu.Lock()
+		if ps.npending >= MaxPendingForkProofs {
+			ps.mu.Unlock()
+			n.log.Debug("p2p: fork proofs waiting for backfill at the limit; dropped one", "validator", p.Validator, "height", p.Height)
+			return
+		}
 		if ps.pending[p.Validator] == nil {
 			ps.pending[p.Validator] = map[cid.Cid]*ledger.ForkProof{}
 		}
-		ps.pending[p.Validator][c] = p
+		if _, dup := ps.pending[p.Validator][c]; !dup {
+			ps.pending[p.Validator][c] = p
+			ps.npending++
+		}
 		ps.mu.Unlock()
 		if backfill {
 			n.sync.kick(p.Validator)
@@ -114,6 +124,7 @@ func (ps *proofs) retry(v keys.PublicKey) {
 	ps.mu.Lock()
 	waiting := ps.pending[v]
 	delete(ps.pending, v)
+	ps.npending -= len(waiting)
 	ps.mu.Unlock()
 	for _, p := range waiting {
 		ps.record(p, false)

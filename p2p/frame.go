@@ -12,31 +12,48 @@ import (
 // varint (minimal, at most 4 bytes: every
 // allowed length is below 2^28), then that many bytes.
 
-// writeFrame writes one frame.
+// writeFrame writes one frame: the length, then the data itself (not a
+// copy of it: a response can be megabytes).
 func writeFrame(w io.Writer, data []byte) error {
-	buf := make([]byte, 0, binary.MaxVarintLen64+len(data))
-	buf = binary.AppendUvarint(buf, uint64(len(data)))
-	buf = append(buf, data...)
-	_, err := w.Write(buf)
+	if _, err := w.Write(binary.AppendUvarint(nil, uint64(len(data)))); err != nil {
+		return err
+	}
+	_, err := w.Write(data)
 	return err
 }
 
-// readFrame reads one frame of at most max bytes. It never allocates more
-// than max, whatever the length prefix says.
+// frameChunk is the first allocation of a frame body; it doubles as the
+// bytes arrive.
+const frameChunk = 64 << 10
+
+// readFrame reads one frame of at most max bytes. Its buffer grows with
+// the bytes that actually arrive, up to the length the prefix announced:
+// a peer that announces max bytes and sends none costs a small buffer, not
+// max.
 func readFrame(r *bufio.Reader, max int) ([]byte, error) {
-	n, err := readUvarint(r)
+	n64, err := readUvarint(r)
 	if err != nil {
 		return nil, err
 	}
-	if n > uint64(max) {
-		return nil, badMessage("frame of %d bytes, max %d", n, max)
+	if n64 > uint64(max) {
+		return nil, badMessage("frame of %d bytes, max %d", n64, max)
 	}
-	data := make([]byte, n)
-	if _, err := io.ReadFull(r, data); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
+	n := int(n64)
+	data := make([]byte, 0, min(n, frameChunk))
+	for len(data) < n {
+		if len(data) == cap(data) {
+			grown := make([]byte, len(data), min(n, 2*cap(data)))
+			copy(grown, data)
+			data = grown
 		}
-		return nil, fmt.Errorf("frame of %d bytes: %w", n, err)
+		k, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+k]
+		if err != nil && len(data) < n {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("frame of %d bytes: %w", n, err)
+		}
 	}
 	return data, nil
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/connmgr"
 	"github.com/libp2p/go-libp2p/core/control"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -46,4 +47,52 @@ func (b *bans) InterceptAccept(network.ConnMultiaddrs) bool                     
 func (b *bans) InterceptUpgraded(network.Conn) (bool, control.DisconnectReason) { return true, 0 }
 func (b *bans) InterceptSecured(_ network.Direction, p peer.ID, _ network.ConnMultiaddrs) bool {
 	return !b.banned(p)
+}
+
+// allOf admits a connection only if every gater admits it.
+type allOf []connmgr.ConnectionGater
+
+func (g allOf) InterceptPeerDial(p peer.ID) bool {
+	for _, x := range g {
+		if !x.InterceptPeerDial(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g allOf) InterceptAddrDial(p peer.ID, a ma.Multiaddr) bool {
+	for _, x := range g {
+		if !x.InterceptAddrDial(p, a) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g allOf) InterceptAccept(c network.ConnMultiaddrs) bool {
+	for _, x := range g {
+		if !x.InterceptAccept(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g allOf) InterceptSecured(d network.Direction, p peer.ID, c network.ConnMultiaddrs) bool {
+	for _, x := range g {
+		if !x.InterceptSecured(d, p, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g allOf) InterceptUpgraded(c network.Conn) (bool, control.DisconnectReason) {
+	for _, x := range g {
+		if ok, reason := x.InterceptUpgraded(c); !ok {
+			return false, reason
+		}
+	}
+	return true, 0
 }

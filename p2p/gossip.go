@@ -29,6 +29,7 @@ func (n *Network) startGossip() error {
 		pubsub.WithMessageIdFn(MessageID),
 		pubsub.WithMaxMessageSize(MaxRPCBytes),
 		pubsub.WithPeerScore(scoreParams([]string{blocks, forks}, n.appScore), &scoreThresholds),
+		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(n.scores.report), n.cfg.Heartbeat),
 		pubsub.WithDirectPeers(n.cfg.Peers),
 		pubsub.WithFloodPublish(true),
 		pubsub.WithPeerExchange(false),
@@ -39,10 +40,10 @@ func (n *Network) startGossip() error {
 		return fmt.Errorf("p2p: gossipsub: %w", err)
 	}
 	n.ps = ps
-	if err := ps.RegisterTopicValidator(blocks, n.validateBlock, pubsub.WithValidatorTimeout(validateTimeout)); err != nil {
+	if err := ps.RegisterTopicValidator(blocks, n.validateBlock, pubsub.WithValidatorTimeout(validateTimeout), pubsub.WithValidatorConcurrency(MaxValidations)); err != nil {
 		return fmt.Errorf("p2p: validator for %s: %w", blocks, err)
 	}
-	if err := ps.RegisterTopicValidator(forks, n.validateFork, pubsub.WithValidatorTimeout(validateTimeout)); err != nil {
+	if err := ps.RegisterTopicValidator(forks, n.validateFork, pubsub.WithValidatorTimeout(validateTimeout), pubsub.WithValidatorConcurrency(MaxValidations)); err != nil {
 		return fmt.Errorf("p2p: validator for %s: %w", forks, err)
 	}
 	if n.blocks, err = ps.Join(blocks); err != nil {
@@ -109,7 +110,7 @@ func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub
 	}
 	m.ValidatorData = rb
 	// The forwarder stored the block before forwarding it.
-	n.peers.claim(from, Head{Validator: rb.Validator, Height: rb.Height})
+	n.peers.claim(from, Head{Validator: rb.Validator, Height: rb.Height}, true)
 	release := n.seq.begin(ctx, rb.Validator, rb.Height)
 	defer release()
 
@@ -232,7 +233,7 @@ func (n *Network) checkForkMessage(from peer.ID, m *pubsub.Message) pubsub.Valid
 		return pubsub.ValidationReject
 	}
 	m.ValidatorData = p
-	n.peers.claim(from, Head{Validator: p.Validator, Height: p.Height})
+	n.peers.claim(from, Head{Validator: p.Validator, Height: p.Height}, false)
 	n.proofs.record(p, true)
 	return pubsub.ValidationAccept
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/affine-ledger/ledger/ledger"
 )
 
-// Limits of spec/p2p.md. A message over a limit is invalid; the peer that sent
-// it is penalized.
+// Limits of spec/p2p.md#limits. The message limits are the protocol's: a
+// message over one is invalid and its sender penalized. The rest bound what
+// a peer can make this node spend.
 const (
 	// MaxGossipBytes bounds the data of one gossip message. Gossipsub's own
 	// limit (MaxRPCBytes) bounds the whole RPC, which adds framing and
@@ -44,6 +45,45 @@ const (
 	MaxErrorMessage = 1024
 )
 
+// Resource limits of the Go node (spec/p2p.md#limits).
+const (
+	// MaxStreamsPerPeer bounds the sync streams a responder serves one
+	// peer at once, and MaxStreams those it serves in all. A stream holds
+	// its slot from the moment it opens until its response is written, so
+	// a peer that never sends its request, or never reads the answer,
+	// holds only its own slots.
+	MaxStreamsPerPeer = 8
+	MaxStreams        = 64
+	// MaxResponseMemory bounds the bytes of sync responses a responder
+	// holds at once, over all peers: a blocks or objects response reserves
+	// maxResponseBody before it is built, then exactly its size until it is
+	// written. Past it, requests get error 3.
+	MaxResponseMemory = 64 << 20
+	// MaxRefusals is how many requests of one peer a responder refuses
+	// (error 2 or 3, for the peer's own excess of streams or requests)
+	// before it bans the peer; the budget refills at RefusalRefill per
+	// second. An honest peer backs off when refused and never comes near.
+	MaxRefusals   = 100
+	RefusalRefill = 10
+
+	// MaxClaimsPerPeer bounds the chains a node remembers one peer holds
+	// (from its statuses and the blocks it forwarded); claims of validators
+	// outside the node's set are not kept.
+	MaxClaimsPerPeer = MaxHeads
+	// MaxPendingForkProofs bounds the received fork proofs a node keeps
+	// while it backfills the chains they concern. A proof dropped here is
+	// offered again by every peer that holds it, in its status.
+	MaxPendingForkProofs = 64
+	// MaxValidations bounds the gossip messages validated at once, per
+	// topic; gossipsub drops (ignores, without penalty) messages past it.
+	MaxValidations = 64
+)
+
+// maxResponseBody bounds an encoded blocks or objects response: the items
+// within ResponseBudget, plus at most 5 bytes of CBOR header for each of
+// the most items a response holds, plus the map around them.
+const maxResponseBody = ResponseBudget + 5*(MaxBlocksPerRequest+MaxObjectsPerRequest) + 64
+
 // Timing of spec/p2p.md.
 const (
 	// RequestTimeout bounds a whole sync exchange, from opening the stream
@@ -51,6 +91,9 @@ const (
 	RequestTimeout = 30 * time.Second
 	// RequestReadTimeout bounds how long a responder waits for the request.
 	RequestReadTimeout = 10 * time.Second
+	// RefuseTimeout bounds how long a responder spends on a stream it
+	// refuses for lack of slots: reading the request, writing error 3.
+	RefuseTimeout = time.Second
 	// BanDuration is how long a peer that sent invalid data is refused.
 	BanDuration = 10 * time.Minute
 )

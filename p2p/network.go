@@ -9,6 +9,7 @@ import (
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/connmgr"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -60,6 +61,10 @@ type Config struct {
 	// Heartbeat is gossipsub's heartbeat (default 1 s; tests shorten it so
 	// meshes form sooner).
 	Heartbeat time.Duration
+	// Gater, if set, is asked about every connection after the node's own
+	// bans; it can refuse more, never admit a banned peer. (Tests partition
+	// a network with it; an operator could allowlist peers.)
+	Gater connmgr.ConnectionGater
 }
 
 func (c *Config) defaults() {
@@ -120,6 +125,7 @@ type Network struct {
 	serving *servingLimits
 	seq     *sequencer
 	proofs  *proofs
+	scores  *scoreBoard
 	hub     *hub
 	pub     *publisher
 	metrics *metrics
@@ -137,7 +143,7 @@ func Start(store *ledger.Store, cfg Config) (*Network, error) {
 	if cfg.Identity == nil {
 		return nil, errors.New("p2p: no node identity")
 	}
-	n := &Network{cfg: cfg, log: cfg.Logger, store: store, bans: newBans(), hub: newHub(), seq: newSequencer()}
+	n := &Network{cfg: cfg, log: cfg.Logger, store: store, bans: newBans(), hub: newHub(), seq: newSequencer(), scores: &scoreBoard{}}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.metrics = newMetrics(cfg.Metrics)
 	n.peers = newPeerTable()
@@ -146,7 +152,11 @@ func Start(store *ledger.Store, cfg Config) (*Network, error) {
 	n.proofs = newProofs(n)
 	n.pub = newPublisher(n)
 
-	h, err := NewHost(cfg.Identity, n.bans)
+	var gater connmgr.ConnectionGater = n.bans
+	if cfg.Gater != nil {
+		gater = allOf{n.bans, cfg.Gater}
+	}
+	h, err := NewHost(cfg.Identity, gater)
 	if err != nil {
 		return nil, err
 	}

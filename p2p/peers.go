@@ -12,8 +12,10 @@ import (
 
 // peerTable is what connected peers told us: their binding and which
 // heights of which chains they hold. A claim comes from a status or from a
-// block the peer forwarded (it stored the block first); claims only grow
-// until the peer disconnects or fails to serve them.
+// block the peer forwarded (it stored the block first): a firm claim, which
+// the peer must honour. A fork proof the peer forwarded is only a hint (a
+// node forwards a proof while still backfilling the chain below it).
+// Claims only grow until the peer disconnects or fails to serve them.
 type peerTable struct {
 	mu sync.Mutex
 	m  map[peer.ID]*peerState
@@ -21,8 +23,13 @@ type peerTable struct {
 
 type peerState struct {
 	binding  *Binding
-	claims   map[keys.PublicKey]uint64
+	claims   map[keys.PublicKey]claim
 	statusAt time.Time
+}
+
+type claim struct {
+	height uint64
+	firm   bool // from a status or a forwarded block, not only a fork proof
 }
 
 func newPeerTable() *peerTable { return &peerTable{m: map[peer.ID]*peerState{}} }
@@ -30,32 +37,45 @@ func newPeerTable() *peerTable { return &peerTable{m: map[peer.ID]*peerState{}} 
 func (t *peerTable) get(p peer.ID) *peerState {
 	s, ok := t.m[p]
 	if !ok {
-		s = &peerState{claims: map[keys.PublicKey]uint64{}}
+		s = &peerState{claims: map[keys.PublicKey]claim{}}
 		t.m[p] = s
 	}
 	return s
 }
 
-// claim records that p holds h.Validator's chain up to h.Height.
-func (t *peerTable) claim(p peer.ID, h Head) {
+// claim records that p holds h.Validator's chain up to h.Height (firmly,
+// or as a hint); the caller checked that the validator is in the node's
+// set.
+func (t *peerTable) claim(p peer.ID, h Head, firm bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := t.get(p)
-	if cur, ok := s.claims[h.Validator]; !ok || h.Height > cur {
-		s.claims[h.Validator] = h.Height
+	t.get(p).raise(h, firm)
+}
+
+// raise records a claim, within MaxClaimsPerPeer chains. A higher claim
+// replaces a lower one; a firm one at the same height firms it up.
+func (s *peerState) raise(h Head, firm bool) {
+	cur, ok := s.claims[h.Validator]
+	switch {
+	case !ok && len(s.claims) >= MaxClaimsPerPeer:
+	case !ok || h.Height > cur.height:
+		s.claims[h.Validator] = claim{h.Height, firm}
+	case h.Height == cur.height && firm:
+		s.claims[h.Validator] = claim{h.Height, true}
 	}
 }
 
-// setStatus records a status whose binding (if any) was verified.
-func (t *peerTable) setStatus(p peer.ID, st *Status) {
+// setStatus records a status whose binding (if any) was verified, and the
+// claims it makes on chains of validators in the node's set.
+func (t *peerTable) setStatus(p peer.ID, st *Status, inSet func(keys.PublicKey) bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.get(p)
 	s.binding = st.Binding
 	s.statusAt = time.Now()
 	for _, h := range st.Heads {
-		if cur, ok := s.claims[h.Validator]; !ok || h.Height > cur {
-			s.claims[h.Validator] = h.Height
+		if inSet(h.Validator) {
+			s.raise(h, true)
 		}
 	}
 }
@@ -76,21 +96,21 @@ func (t *peerTable) drop(p peer.ID, v keys.PublicKey) {
 }
 
 // best returns the usable peer claiming the most of v's chain beyond what
-// we have (have is meaningful when haveAny), and its claimed height.
-func (t *peerTable) best(v keys.PublicKey, have uint64, haveAny bool, usable func(peer.ID) bool) (peer.ID, uint64, bool) {
+// we have (have is meaningful when haveAny), and its claim.
+func (t *peerTable) best(v keys.PublicKey, have uint64, haveAny bool, usable func(peer.ID) bool) (peer.ID, claim, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var bestP peer.ID
-	var bestH uint64
+	var bestC claim
 	found := false
 	for p, s := range t.m {
-		h, ok := s.claims[v]
-		if !ok || (haveAny && h <= have) || (found && h <= bestH) || !usable(p) {
+		c, ok := s.claims[v]
+		if !ok || (haveAny && c.height <= have) || (found && c.height <= bestC.height) || !usable(p) {
 			continue
 		}
-		bestP, bestH, found = p, h, true
+		bestP, bestC, found = p, c, true
 	}
-	return bestP, bestH, found
+	return bestP, bestC, found
 }
 
 // PeerInfo describes a connected peer for status output.

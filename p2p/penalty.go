@@ -35,7 +35,9 @@ type strikes struct {
 func (n *Network) strike(p peer.ID, err error) {
 	n.log.Info("p2p: rejected gossip", "peer", p, "err", err)
 	n.strikes.mu.Lock()
-	if n.strikes.n == nil {
+	if n.strikes.n == nil || len(n.strikes.n) >= maxTrackedPeers {
+		// Bounded memory. Dropped counts cost little: gossipsub keeps a
+		// peer's score, and graylists it at its second rejection.
 		n.strikes.n = map[peer.ID]int{}
 	}
 	n.strikes.n[p]++

@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"net"
+	"sync"
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
@@ -65,4 +66,28 @@ func loopback() []*net.IPNet {
 		out = append(out, n)
 	}
 	return out
+}
+
+// scoreBoard holds the peer scores gossipsub last reported (it reports
+// every heartbeat, including disconnected peers whose non-positive score it
+// retains).
+type scoreBoard struct {
+	mu sync.Mutex
+	m  map[peer.ID]float64
+}
+
+func (b *scoreBoard) report(m map[peer.ID]float64) {
+	b.mu.Lock()
+	b.m = m
+	b.mu.Unlock()
+}
+
+// Score returns gossipsub's score of p as of its last report (at most a
+// heartbeat old); false if gossipsub holds no score for p (it never spoke
+// gossipsub to us, or left with a positive score).
+func (n *Network) Score(p peer.ID) (float64, bool) {
+	n.scores.mu.Lock()
+	defer n.scores.mu.Unlock()
+	s, ok := n.scores.m[p]
+	return s, ok
 }

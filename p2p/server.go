@@ -5,71 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"io"
 	"time"
 	"unicode/utf8"
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"golang.org/x/time/rate"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
 )
 
-// Concurrency limits of the responder.
-const (
-	maxStreamsPerPeer = 4
-	maxStreams        = 64
-)
-
-// servingLimits holds the responder's per-peer rate limiters and stream
-// counts.
-type servingLimits struct {
-	mu      sync.Mutex
-	rate    rate.Limit
-	burst   int
-	limits  map[peer.ID]*rate.Limiter
-	streams map[peer.ID]int
-	total   int
-}
-
-func newServingLimits(r rate.Limit, burst int) *servingLimits {
-	return &servingLimits{rate: r, burst: burst, limits: map[peer.ID]*rate.Limiter{}, streams: map[peer.ID]int{}}
-}
-
-// admit takes a stream slot and a request token for p; release gives the
-// slot back. code is 0 when admitted.
-func (l *servingLimits) admit(p peer.ID) (code uint64, release func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.total >= maxStreams || l.streams[p] >= maxStreamsPerPeer {
-		return CodeBusy, nil
-	}
-	lim, ok := l.limits[p]
-	if !ok {
-		if len(l.limits) > 4096 {
-			clear(l.limits) // bounded memory; a reset only refills buckets
-		}
-		lim = rate.NewLimiter(l.rate, l.burst)
-		l.limits[p] = lim
-	}
-	if !lim.Allow() {
-		return CodeRateLimited, nil
-	}
-	l.total++
-	l.streams[p]++
-	return 0, func() {
-		l.mu.Lock()
-		l.total--
-		if l.streams[p]--; l.streams[p] == 0 {
-			delete(l.streams, p)
-		}
-		l.mu.Unlock()
-	}
-}
-
-// serve answers one sync request on s.
+// serve answers one sync request on s. The stream holds one of the peer's
+// slots from now until the response is written.
 func (n *Network) serve(s network.Stream) {
 	p := s.Conn().RemotePeer()
 	if !n.act.enter() {
@@ -83,6 +31,12 @@ func (n *Network) serve(s network.Stream) {
 	}
 	stop := context.AfterFunc(n.ctx, func() { s.Reset() })
 	defer stop()
+	release, ok := n.serving.open(p)
+	if !ok {
+		n.refuse(s, p)
+		return
+	}
+	defer release()
 	s.SetDeadline(time.Now().Add(RequestTimeout))
 	s.SetReadDeadline(time.Now().Add(RequestReadTimeout))
 	data, err := readFrame(bufio.NewReader(s), MaxRequestBytes)
@@ -93,14 +47,32 @@ func (n *Network) serve(s network.Stream) {
 		}
 		return
 	}
-	resp, kind, invalid := n.answer(p, data)
+	resp, kind, invalid, held := n.answer(p, data)
+	if kind == "refused" && n.serving.refuse(p) {
+		s.Reset()
+		n.punish(p, fmt.Errorf("sync: goes on requesting after %d refusals", MaxRefusals))
+		return
+	}
 	n.metrics.served.WithLabelValues(kind).Inc()
 	out, err := codec.Marshal(resp)
 	if err != nil {
 		n.log.Error("p2p: encode sync response", "err", err)
+		n.serving.unreserve(held)
 		s.Reset()
 		return
 	}
+	// The response holds its own bytes of response memory until written;
+	// if they cannot be had (only a status can outgrow its reservation),
+	// a few bytes saying "busy" go instead.
+	reserved := len(out)
+	if !n.serving.resize(held, reserved) {
+		reserved = 0
+		if out, err = codec.Marshal(errorResponse(CodeBusy, "busy; retry later")); err != nil {
+			s.Reset()
+			return
+		}
+	}
+	defer n.serving.unreserve(reserved)
 	if err := writeFrame(s, out); err != nil {
 		s.Reset()
 		return
@@ -120,44 +92,70 @@ func (n *Network) serve(s network.Stream) {
 	}
 }
 
+// refuse answers a stream over p's slots with error 3. It first reads and
+// discards what p sends (for at most RefuseTimeout), so that an honest
+// requester, which writes its whole request before reading, gets the
+// answer and retries. A peer that keeps opening streams past MaxRefusals
+// is banned.
+func (n *Network) refuse(s network.Stream, p peer.ID) {
+	if n.serving.refuse(p) {
+		s.Reset()
+		n.punish(p, fmt.Errorf("sync: goes on opening streams after %d refusals", MaxRefusals))
+		return
+	}
+	s.SetDeadline(time.Now().Add(RefuseTimeout))
+	io.Copy(io.Discard, io.LimitReader(s, MaxRequestBytes+4))
+	out, err := codec.Marshal(errorResponse(CodeBusy, "too many streams; retry later"))
+	if err != nil || writeFrame(s, out) != nil {
+		s.Reset()
+		return
+	}
+	n.metrics.served.WithLabelValues("refused").Inc()
+	s.Close()
+}
+
 // answer builds the response to a request from p and names its kind for
 // metrics; invalid is set when the request broke the spec (the peer is
-// then banned).
-func (n *Network) answer(p peer.ID, data []byte) (resp *Response, kind string, invalid error) {
+// then banned). held is the response memory reserved for it, which the
+// caller gives back.
+func (n *Network) answer(p peer.ID, data []byte) (resp *Response, kind string, invalid error, held int) {
 	req, err := DecodeRequest(data)
 	if err != nil {
-		return errorResponse(CodeBadRequest, err.Error()), "bad", err
+		return errorResponse(CodeBadRequest, err.Error()), "bad", err, 0
 	}
-	code, release := n.serving.admit(p)
-	if code != 0 {
-		return errorResponse(code, "rate limited or busy; retry later"), "refused", nil
+	if !n.serving.allow(p) {
+		return errorResponse(CodeRateLimited, "rate limited; retry later"), "refused", nil, 0
 	}
-	defer release()
 	switch {
 	case req.Status != nil:
 		if err := n.takeStatus(p, req.Status); err != nil {
-			return errorResponse(CodeBadRequest, err.Error()), "bad", nil
+			return errorResponse(CodeBadRequest, err.Error()), "bad", nil, 0
 		}
 		st, err := n.status()
 		if err != nil {
-			return errorResponse(CodeBusy, "store error"), "error", nil
+			return errorResponse(CodeBusy, "store error"), "error", nil, 0
 		}
-		return &Response{Status: st}, "status", nil
-	case req.Blocks != nil:
+		return &Response{Status: st}, "status", nil, 0
+	}
+	// Blocks and objects responses can be large: their memory is
+	// reserved before they are built.
+	if !n.serving.reserve(maxResponseBody) {
+		return errorResponse(CodeBusy, "busy; retry later"), "busy", nil, 0
+	}
+	if req.Blocks != nil {
 		br, err := n.serveBlocks(req.Blocks)
 		if err != nil {
 			n.log.Warn("p2p: serve blocks", "err", err)
-			return errorResponse(CodeBusy, "store error"), "error", nil
+			return errorResponse(CodeBusy, "store error"), "error", nil, maxResponseBody
 		}
-		return &Response{Blocks: br}, "blocks", nil
-	default:
-		or, err := n.serveObjects(req.Objects)
-		if err != nil {
-			n.log.Warn("p2p: serve objects", "err", err)
-			return errorResponse(CodeBusy, "store error"), "error", nil
-		}
-		return &Response{Objects: or}, "objects", nil
+		return &Response{Blocks: br}, "blocks", nil, maxResponseBody
 	}
+	or, err := n.serveObjects(req.Objects)
+	if err != nil {
+		n.log.Warn("p2p: serve objects", "err", err)
+		return errorResponse(CodeBusy, "store error"), "error", nil, maxResponseBody
+	}
+	return &Response{Objects: or}, "objects", nil, maxResponseBody
 }
 
 func errorResponse(code uint64, msg string) *Response {

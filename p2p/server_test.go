@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ipfs/go-cid"
@@ -11,34 +12,94 @@ import (
 )
 
 func TestServingLimits(t *testing.T) {
-	l := newServingLimits(1, 3)
-	p := peer.ID("p")
-	var releases []func()
-	for i := range 3 {
-		code, release := l.admit(p)
-		if code != 0 {
-			t.Fatalf("request %d refused with code %d", i, code)
+	p, q := peer.ID("p"), peer.ID("q")
+	t.Run("streams", func(t *testing.T) {
+		l := newServingLimits(1, 1)
+		var releases []func()
+		for i := range MaxStreamsPerPeer {
+			release, ok := l.open(p)
+			if !ok {
+				t.Fatalf("stream %d refused", i)
+			}
+			releases = append(releases, release)
 		}
-		releases = append(releases, release)
-	}
-	if code, _ := l.admit(p); code != CodeRateLimited {
-		t.Fatalf("request over the burst: code %d, want rate limited", code)
-	}
-	if code, _ := l.admit(peer.ID("q")); code != 0 {
-		t.Fatalf("another peer is limited by p's requests: code %d", code)
-	}
-	for _, r := range releases {
-		r()
-	}
-	busy := newServingLimits(1000, 1000)
-	for range maxStreamsPerPeer {
-		if code, _ := busy.admit(p); code != 0 {
-			t.Fatalf("code %d", code)
+		if _, ok := l.open(p); ok {
+			t.Fatalf("stream %d of one peer admitted", MaxStreamsPerPeer+1)
 		}
-	}
-	if code, _ := busy.admit(p); code != CodeBusy {
-		t.Fatalf("stream %d of one peer: code %d, want busy", maxStreamsPerPeer+1, code)
-	}
+		if _, ok := l.open(q); !ok {
+			t.Fatal("another peer is limited by p's streams")
+		}
+		releases[0]()
+		if _, ok := l.open(p); !ok {
+			t.Fatal("a released slot was not given back")
+		}
+		all := newServingLimits(1, 1)
+		for i := range MaxStreams {
+			if _, ok := all.open(peer.ID(fmt.Sprint(i))); !ok {
+				t.Fatalf("stream %d in all refused", i)
+			}
+		}
+		if _, ok := all.open(peer.ID("one more")); ok {
+			t.Fatalf("stream %d in all admitted", MaxStreams+1)
+		}
+	})
+	t.Run("rate", func(t *testing.T) {
+		l := newServingLimits(1, 3)
+		for i := range 3 {
+			if !l.allow(p) {
+				t.Fatalf("request %d refused", i)
+			}
+		}
+		if l.allow(p) {
+			t.Fatal("request over the burst allowed")
+		}
+		if !l.allow(q) {
+			t.Fatal("another peer is limited by p's requests")
+		}
+	})
+	t.Run("refusals", func(t *testing.T) {
+		l := newServingLimits(1, 1)
+		for i := range MaxRefusals {
+			if l.refuse(p) {
+				t.Fatalf("refusal %d exceeded the budget of %d", i+1, MaxRefusals)
+			}
+		}
+		if !l.refuse(p) {
+			t.Fatalf("refusal %d within the budget of %d", MaxRefusals+1, MaxRefusals)
+		}
+		if l.refuse(q) {
+			t.Fatal("another peer is charged for p's refusals")
+		}
+	})
+	t.Run("memory", func(t *testing.T) {
+		l := newServingLimits(1, 1)
+		k := MaxResponseMemory / maxResponseBody
+		for i := range k {
+			if !l.reserve(maxResponseBody) {
+				t.Fatalf("reservation %d refused", i)
+			}
+		}
+		if l.reserve(maxResponseBody) {
+			t.Fatalf("reservation %d admitted: %d bytes over %d", k+1, (k+1)*maxResponseBody, MaxResponseMemory)
+		}
+		// A built response keeps only its size.
+		if !l.resize(maxResponseBody, 1000) || !l.reserve(maxResponseBody) {
+			t.Fatal("shrinking a reservation did not free memory")
+		}
+		if l.resize(1000, MaxResponseMemory) {
+			t.Fatal("growing a reservation past the limit succeeded")
+		}
+		// The failed resize gave back its 1000 bytes.
+		if l.memory != k*maxResponseBody {
+			t.Fatalf("%d bytes reserved, want %d", l.memory, k*maxResponseBody)
+		}
+		for range k {
+			l.unreserve(maxResponseBody)
+		}
+		if l.memory != 0 {
+			t.Fatalf("%d bytes reserved after every release", l.memory)
+		}
+	})
 }
 
 func TestServeBlocksBudget(t *testing.T) {

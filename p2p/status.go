@@ -41,7 +41,7 @@ func (n *Network) takeStatus(p peer.ID, st *Status) error {
 			return err
 		}
 	}
-	n.peers.setStatus(p, st)
+	n.peers.setStatus(p, st, n.cfg.Validators.Contains)
 	for _, h := range st.Heads {
 		if !n.cfg.Validators.Contains(h.Validator) {
 			continue
