@@ -186,5 +186,5 @@ func (im *importer) forkProof(sec Section) error {
 }
 
 func rejected(sec Section, format string, args ...any) error {
-	return fmt.Errorf("%w: section %d (%s): %s", ErrRejected, sec.Index, sec.CID, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s (%s): %s", ErrRejected, sec.Where(), sec.CID, fmt.Sprintf(format, args...))
 }

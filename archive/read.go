@@ -1,6 +1,9 @@
 package archive
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +12,7 @@ import (
 	car "github.com/ipld/go-car/v2"
 	"github.com/multiformats/go-multihash"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
 )
 
@@ -31,8 +35,16 @@ const (
 type Section struct {
 	// Index counts sections from 0 (the header is not one).
 	Index int
-	CID   cid.Cid
-	Data  []byte
+	// Offset is where the section (its length varint) starts in the
+	// file, so a reader of a damaged archive can find the bytes.
+	Offset int64
+	CID    cid.Cid
+	Data   []byte
+}
+
+// Where names the section for messages: its index and byte offset.
+func (s Section) Where() string {
+	return fmt.Sprintf("section %d at byte %d", s.Index, s.Offset)
 }
 
 // Reader streams the sections of a CARv1 archive. It never panics on any
@@ -40,6 +52,7 @@ type Section struct {
 // framing and the form of every CID (v1, dag-cbor, sha2-256).
 type Reader struct {
 	br     *car.BlockReader
+	in     *countingReader
 	Roots  []cid.Cid
 	next   int
 	unread *Section
@@ -48,7 +61,8 @@ type Reader struct {
 
 // NewReader reads the header of a CARv1 archive from r.
 func NewReader(r io.Reader) (*Reader, error) {
-	br, err := car.NewBlockReader(r,
+	in := &countingReader{r: bufio.NewReaderSize(r, 1<<16), recording: true}
+	br, err := car.NewBlockReader(in,
 		car.WithTrustedCAR(true), // hashes are checked by the caller, per object
 		car.MaxAllowedSectionSize(MaxSection),
 		car.MaxAllowedHeaderSize(MaxHeader),
@@ -57,14 +71,17 @@ func NewReader(r io.Reader) (*Reader, error) {
 		return nil, fmt.Errorf("%w: header: %v", ErrMalformed, err)
 	}
 	if br.Version != 1 {
-		return nil, fmt.Errorf("%w: CAR version %d, ledger archives are CARv1", ErrMalformed, br.Version)
+		return nil, fmt.Errorf("%w: header: CAR version %d, ledger archives are CARv1", ErrMalformed, br.Version)
+	}
+	if err := checkHeader(in.stopRecording(), br.Roots); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrMalformed, err)
 	}
 	for i, c := range br.Roots {
 		if err := checkAddress(c); err != nil {
 			return nil, fmt.Errorf("%w: root %d: %v", ErrMalformed, i, err)
 		}
 	}
-	return &Reader{br: br, Roots: br.Roots}, nil
+	return &Reader{br: br, in: in, Roots: br.Roots}, nil
 }
 
 // Next returns the next section, io.EOF after the last. After any other
@@ -78,23 +95,33 @@ func (r *Reader) Next() (Section, error) {
 	if r.err != nil {
 		return Section{}, r.err
 	}
+	s := Section{Index: r.next, Offset: r.in.n}
 	b, err := r.br.Next()
+	if errors.Is(err, io.EOF) && r.in.n > s.Offset {
+		// go-car reports a section cut right after its length as a
+		// clean end.
+		err = io.ErrUnexpectedEOF
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			r.err = io.EOF
 		} else {
-			r.err = fmt.Errorf("%w: section %d: %v", ErrMalformed, r.next, err)
+			r.err = fmt.Errorf("%w: %s: %v", ErrMalformed, s.Where(), err)
 		}
 		return Section{}, r.err
 	}
-	s := Section{Index: r.next, CID: b.Cid(), Data: b.RawData()}
+	s.CID, s.Data = b.Cid(), b.RawData()
 	if err := checkAddress(s.CID); err != nil {
-		r.err = fmt.Errorf("%w: section %d: %v", ErrMalformed, r.next, err)
+		r.err = fmt.Errorf("%w: %s: %v", ErrMalformed, s.Where(), err)
 		return Section{}, r.err
 	}
 	r.next++
 	return s, nil
 }
+
+// Offset is how many bytes of the archive the reader has consumed: after
+// io.EOF, the archive's length.
+func (r *Reader) Offset() int64 { return r.in.n }
 
 // Unread pushes s back: the next Next returns it. Only one section can be
 // pushed back.
@@ -110,4 +137,61 @@ func checkAddress(c cid.Cid) error {
 		return fmt.Errorf("%s is not a sha2-256 address", c)
 	}
 	return nil
+}
+
+// checkHeader requires the header bytes to be exactly the canonical
+// encoding of what go-car read from them (spec/verify.md#archive: a
+// DAG-CBOR map after its length). go-car's decoder is lenient: a damaged
+// length that takes in the start of the first section, or leaves part of
+// the header to it, would otherwise surface as a broken section.
+func checkHeader(got []byte, roots []cid.Cid) error {
+	h := header{Version: 1}
+	for _, c := range roots {
+		h.Roots = append(h.Roots, codec.LinkTo(c))
+	}
+	hb, err := codec.Marshal(h)
+	if err != nil {
+		return err
+	}
+	if want := append(binary.AppendUvarint(nil, uint64(len(hb))), hb...); !bytes.Equal(got, want) {
+		return fmt.Errorf("%d bytes that are not the canonical encoding of its %d roots and version (%d bytes)", len(got), len(roots), len(want))
+	}
+	return nil
+}
+
+// countingReader counts the bytes go-car consumes, which it reads
+// exactly (varints byte by byte, sections with io.ReadFull), so the count
+// is the offset of the next section. It buffers, for the same reason, and
+// keeps what it reads while recording (the header).
+type countingReader struct {
+	r         *bufio.Reader
+	n         int64
+	recording bool
+	rec       []byte
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.recording {
+		c.rec = append(c.rec, p[:n]...)
+	}
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+		if c.recording {
+			c.rec = append(c.rec, b)
+		}
+	}
+	return b, err
+}
+
+func (c *countingReader) stopRecording() []byte {
+	rec := c.rec
+	c.recording, c.rec = false, nil
+	return rec
 }

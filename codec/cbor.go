@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/fxamacker/cbor/v2"
 )
@@ -59,10 +60,35 @@ func Marshal(v any) ([]byte, error) {
 	return b, nil
 }
 
-// Unmarshal decodes data into v and then checks that data is exactly the
-// canonical encoding of what was decoded. Anything else is an error wrapping
+// Unmarshal decodes data into v and checks that data is exactly the
+// canonical encoding of what was decoded: Marshal of the result gives data
+// back. Input that decodes but is not that encoding is an error wrapping
 // ErrNotCanonical, which is what lets a CID stand for a record.
+//
+// Record types (structs of integers, strings, byte strings and arrays,
+// slices, pointers, links and types with their own MarshalCBOR and
+// UnmarshalCBOR) are read in one pass by a decoder that accepts only that
+// encoding (decode.go); any other type is decoded by fxamacker, re-encoded
+// and compared. The two accept the same inputs and give the same values.
+// On error, v may be partly written by the second path, never by the first.
 func Unmarshal(data []byte, v any) error {
+	if len(data) > MaxRecordBytes {
+		return fmt.Errorf("codec: record of %d bytes exceeds the %d-byte limit", len(data), MaxRecordBytes)
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		if p := planFor(rv.Type().Elem()); p != nil {
+			if err := unmarshalDirect(data, p, rv.Elem()); err != nil {
+				return fmt.Errorf("codec: decode %T: %w", v, err)
+			}
+			return nil
+		}
+	}
+	return unmarshalReencode(data, v)
+}
+
+// unmarshalReencode is Unmarshal's general path: fxamacker decodes, and the
+// result must encode back to data.
+func unmarshalReencode(data []byte, v any) error {
 	if len(data) > MaxRecordBytes {
 		return fmt.Errorf("codec: record of %d bytes exceeds the %d-byte limit", len(data), MaxRecordBytes)
 	}

@@ -1,8 +1,13 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/fxamacker/cbor/v2"
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
 )
 
 type record struct {
@@ -98,4 +103,34 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("accepted non-canonical input % x", data)
 		}
 	})
+}
+
+func TestLinkMarshalMatchesTag(t *testing.T) {
+	var cids []cid.Cid
+	for _, data := range [][]byte{nil, {1}, make([]byte, 300)} {
+		cids = append(cids, Sum(data))
+		// Identity multihashes give CIDs of any length: byte string
+		// heads of one, two and three bytes.
+		mh, err := multihash.Sum(data, multihash.IDENTITY, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cids = append(cids, cid.NewCidV1(cid.Raw, mh))
+	}
+	for _, c := range cids {
+		got, err := LinkTo(c).MarshalCBOR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := encMode.Marshal(cbor.Tag{Number: linkTag, Content: append([]byte{0x00}, c.Bytes()...)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("link %s: % x, the encoder writes % x", c, got, want)
+		}
+	}
+	if got, _ := (Link{}).MarshalCBOR(); !bytes.Equal(got, []byte{0xf6}) {
+		t.Fatalf("no link: % x", got)
+	}
 }

@@ -1,9 +1,11 @@
 package ledger
 
 import (
+	"bytes"
 	"fmt"
 	"iter"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/challenge"
@@ -90,6 +92,71 @@ func object(r reader, c cid.Cid) ([]byte, error) {
 		return nil, fmt.Errorf("object %s: %w", c, ErrNotFound)
 	}
 	return raw, nil
+}
+
+// ReadObject calls fn with the bytes stored for c, exactly as stored and
+// without copying them, for readers that only hash or decode them (the
+// auditor reads a whole ledger this way). raw is valid only until fn
+// returns and must not be modified. ErrNotFound if absent; otherwise fn's
+// error.
+func (s *Store) ReadObject(c cid.Cid, fn func(raw []byte) error) error {
+	return s.withView(func(r reader) error {
+		return getFunc(r, layout.ObjectKey(c.Bytes()), func(raw []byte, ok bool) error {
+			if !ok {
+				return fmt.Errorf("object %s: %w", c, ErrNotFound)
+			}
+			return fn(raw)
+		})
+	})
+}
+
+// ObjectReader reads objects as ReadObject does, through one Pebble
+// iterator kept open from read to read, which spares each read the set-up
+// of a lookup: for a goroutine that reads many objects (an audit worker).
+// It sees the store as it was when created, and holds that view (the
+// store's Close waits for it) until Close. Not safe for concurrent use.
+type ObjectReader struct {
+	s  *Store
+	vw *view
+	it *pebble.Iterator
+}
+
+// NewObjectReader returns a reader of the store's current view.
+func (s *Store) NewObjectReader() (*ObjectReader, error) {
+	vw, err := s.acquire()
+	if err != nil {
+		return nil, err
+	}
+	it, err := prefixIter(vw.snap, []byte{layout.Object}, []byte{layout.Object + 1})
+	if err != nil {
+		s.release(vw)
+		return nil, err
+	}
+	return &ObjectReader{s: s, vw: vw, it: it}, nil
+}
+
+// Read calls fn with the bytes stored for c, as ReadObject does: valid
+// only until fn returns.
+func (r *ObjectReader) Read(c cid.Cid, fn func(raw []byte) error) error {
+	key := layout.ObjectKey(c.Bytes())
+	if !r.it.SeekGE(key) || !bytes.Equal(r.it.Key(), key) {
+		if err := r.it.Error(); err != nil {
+			return err
+		}
+		return fmt.Errorf("object %s: %w", c, ErrNotFound)
+	}
+	raw, err := r.it.ValueAndErr()
+	if err != nil {
+		return err
+	}
+	return fn(raw)
+}
+
+// Close releases the reader's iterator and view.
+func (r *ObjectReader) Close() error {
+	err := r.it.Close()
+	r.s.release(r.vw)
+	return err
 }
 
 // checkedObject returns an object's bytes after checking they hash to c.
@@ -201,6 +268,25 @@ func (s *Store) Blocks(v keys.PublicKey, from uint64) iter.Seq2[StoredBlock, err
 			return StoredBlock{}, fmt.Errorf("%w: height index %x: %v", ErrCorrupt, k, err)
 		}
 		return blockByCID(r, c)
+	})
+}
+
+// BlockRefs streams v's height index from height from up to the head:
+// each block's height and CID, without reading the blocks (ReadObject
+// does), so that an auditor sees their bytes exactly as stored.
+func (s *Store) BlockRefs(v keys.PublicKey, from uint64) iter.Seq2[BlockRef, error] {
+	lower := layout.BlockKey(v, from)
+	upper := layout.PrefixEnd(layout.Prefix(layout.Block, v[:]))
+	return scanRange(s, lower, upper, func(_ reader, k, val []byte) (BlockRef, error) {
+		height, ok := layout.Uint64At(k, 1+len(v))
+		if !ok || len(k) != 1+len(v)+8 {
+			return BlockRef{}, fmt.Errorf("%w: height index key %x", ErrCorrupt, k)
+		}
+		c, err := parseCID(val)
+		if err != nil {
+			return BlockRef{}, fmt.Errorf("%w: height index of %s at %d: %v", ErrCorrupt, v, height, err)
+		}
+		return BlockRef{Validator: v, Height: height, CID: c}, nil
 	})
 }
 

@@ -71,7 +71,12 @@ func TestTranscriptCheck(t *testing.T) {
 		edit func(*ledger.Transcript)
 		want string
 	}{
-		{"format", func(tr *ledger.Transcript) { tr.Format = 2 }, "format 2"},
+		{"format", func(tr *ledger.Transcript) { tr.Format = 3 }, "format 3"},
+		{"format 2 without seed", func(tr *ledger.Transcript) { tr.Seed = nil }, "has no seed"},
+		{"format 1 with seed", func(tr *ledger.Transcript) { tr.Format = ledger.TranscriptFormatV1 }, "records no seed"},
+		{"seed counter", func(tr *ledger.Transcript) { tr.Seed.Counter++ }, "counter 2 derives seed"},
+		{"seed anchor hash", func(tr *ledger.Transcript) { tr.Seed.Anchor.Hash[0] ^= 1 }, "derives seed"},
+		{"seed of another validator", func(tr *ledger.Transcript) { tr.Validator = bob(t).Public() }, "derives seed"},
 		{"env mismatch", func(tr *ledger.Transcript) { tr.Env = "sat" }, "disagrees with challenge"},
 		{"version mismatch", func(tr *ledger.Transcript) { tr.EnvVersion = 2 }, "disagrees with challenge"},
 		{"no validator", func(tr *ledger.Transcript) { tr.Validator = keys.PublicKey{} }, "validator is not set"},
@@ -133,7 +138,7 @@ func TestDecodeTranscriptRejects(t *testing.T) {
 		"short bytes":    short,
 		"not a map":      {0x01},
 		"oversized":      make([]byte, ledger.MaxTranscriptBytes+1),
-		"unknown field":  append([]byte{0xb4}, append(raw[1:], 0x61, 'z', 0x00)...),
+		"unknown field":  append([]byte{raw[0] + 1}, append(raw[1:], 0x61, 'z', 0x00)...),
 		"block as trans": mustBlockBytes(t),
 	} {
 		if _, err := ledger.DecodeTranscript(b); !errors.Is(err, ledger.ErrMalformed) {
@@ -327,11 +332,15 @@ func TestForkProof(t *testing.T) {
 func FuzzDecodeTranscript(f *testing.F) {
 	v, _ := keys.FromURI("//Alice")
 	for i := uint64(0); i < 3; i++ {
-		tr := ledgertest.Transcript(v.Public(), i, int(i*10))
-		raw, _, _ := tr.Encode()
-		f.Add(raw)
+		// Both formats: format 2 (seed) and format 1 (no seed key).
+		for _, tr := range []ledger.Transcript{ledgertest.Transcript(v.Public(), i, int(i*10)), ledgertest.TranscriptV1(v.Public(), i, int(i*10))} {
+			raw, _, _ := tr.Encode()
+			f.Add(raw)
+		}
 	}
 	f.Add([]byte{0xa0})
+	f.Add([]byte{0xb3})
+	f.Add([]byte{0xb4})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := ledger.DecodeTranscript(data)
 		if err != nil {

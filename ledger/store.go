@@ -136,6 +136,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 			noteFlushed(flushed, info)
 		},
 		CompactionEnd: func(pebble.CompactionInfo) { tables.epoch.Add(1) },
+		// Without a handler Pebble reports a damaged table through
+		// Logger.Fatalf, which panics in whatever goroutine read it (a
+		// background compaction included): the read's own error is what
+		// reaches the caller, as a failure naming the key it was after.
+		DataCorruption: func(info pebble.DataCorruptionInfo) {
+			log.Printf("ledger store: damaged data in %s: %v", info.Path, info.Details)
+		},
 	})
 	db, err := pebble.Open(dir, po)
 	if err != nil {

@@ -282,12 +282,28 @@ func TestChallengeReuse(t *testing.T) {
 	if st, err := s.Transcript(rc.Transcripts[0]); err != nil || st.Ref.Leaf != 3 {
 		t.Fatalf("paired transcript: leaf %d, %v", st.Ref.Leaf, err)
 	}
-	// Another validator may run the same challenge (a re-execution).
-	b := appender(t, s, bob(t))
-	other := ledgertest.Transcript(v, 0, 0)
+	// Another validator may have run the same challenge (a re-execution)
+	// in format 1. A format-2 seed derives the challenge from the
+	// transcript's own validator, so format 2 cannot record it.
+	other := ledgertest.TranscriptV1(v, 0, 0)
 	other.Validator = bob(t).Public()
-	if _, err := b.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{other}, nil); err != nil {
-		t.Fatalf("re-execution by another validator refused: %v", err)
+	raw, c, err := other.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, braw, _, err := ledger.Sign(ledger.Header{Format: ledger.BlockFormat, Validator: other.Validator, Anchor: ledgertest.Anchor(0),
+		Transcripts: []codec.Link{codec.LinkTo(c)}, Decisions: []codec.Link{}, Checkpoint: ledger.CheckpointOf([]cid.Cid{c})}, bob(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(braw, map[cid.Cid][]byte{c: raw}); err != nil {
+		t.Fatalf("format-1 re-execution by another validator refused: %v", err)
+	}
+	b := appender(t, s, bob(t))
+	otherV2 := ledgertest.Transcript(v, 0, 0)
+	otherV2.Validator = bob(t).Public()
+	if _, err := b.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{otherV2}, nil); !errors.Is(err, ledger.ErrMalformed) {
+		t.Fatalf("format-2 re-execution by another validator: %v, want ErrMalformed", err)
 	}
 	n := 0
 	for _, err := range s.TranscriptsByChallenge(other.Challenge) {

@@ -14,9 +14,14 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 )
 
-// TranscriptFormat is the version of the transcript record this code writes
-// and reads.
-const TranscriptFormat = 1
+// TranscriptFormat is the version of the transcript record this code
+// writes: it records the seed its challenge was derived from. Format 1
+// (TranscriptFormatV1), which did not, is still read, so that old ledgers
+// stay verifiable.
+const TranscriptFormat = 2
+
+// TranscriptFormatV1 is the first transcript format: no seed key.
+const TranscriptFormatV1 = 1
 
 // Transcript is the full record of one challenge put to one miner: what was
 // asked, every message exchanged, how it was scored and how the exchange
@@ -24,7 +29,11 @@ const TranscriptFormat = 1
 // of the block that links it (spec/ledger.md#transcript).
 //
 // Every field is always encoded; "absent" is the zero value (empty string, 0)
-// except Usage, which is null when the endpoint reported none.
+// except Usage, which is null when the endpoint reported none. Seed is set
+// exactly in format 2; a format-1 record has no seed key at all, and Encode
+// writes each format in its own layout, so an old record keeps its bytes
+// and CID. Encode and DecodeTranscript are the way in and out: codec.Marshal
+// of a Transcript gives the format-2 layout only.
 type Transcript struct {
 	Format    uint64       `cbor:"v" json:"v"`
 	Challenge challenge.ID `cbor:"challenge" json:"challenge"`
@@ -33,7 +42,10 @@ type Transcript struct {
 	Env        string         `cbor:"env" json:"env"`
 	EnvVersion uint16         `cbor:"env_version" json:"env_version"`
 	Validator  keys.PublicKey `cbor:"validator" json:"validator"`
-	Miner      Miner          `cbor:"miner" json:"miner"`
+	// Seed is what the validator derived the challenge's seed from; nil
+	// in format 1.
+	Seed  *Seed `cbor:"seed" json:"seed,omitempty"`
+	Miner Miner `cbor:"miner" json:"miner"`
 	// Duel is the duel this challenge was drawn for; zero for none.
 	Duel DuelID `cbor:"duel" json:"duel"`
 	// Invocation is unique per request to the miner, so that two runs of
@@ -58,6 +70,19 @@ type Transcript struct {
 	// StartedMS and FinishedMS are unix milliseconds.
 	StartedMS  int64 `cbor:"started_ms" json:"started_ms"`
 	FinishedMS int64 `cbor:"finished_ms" json:"finished_ms"`
+}
+
+// Seed is what a challenge's seed was derived from (spec/challenge-id.md):
+// the chain block the validator drew it at, a duel's start, and the count
+// of challenges of its env and version drawn there before it.
+type Seed struct {
+	Anchor  Anchor `cbor:"anchor" json:"anchor"`
+	Counter uint64 `cbor:"counter" json:"counter"`
+}
+
+// Derive returns the challenge ID that s gives validator for env version.
+func (s Seed) Derive(validator keys.PublicKey, env string, version uint16) (challenge.ID, error) {
+	return challenge.Derive(s.Anchor.Hash, validator, env, version, s.Counter)
 }
 
 // Miner identifies the model under test as committed on chain.
@@ -123,11 +148,17 @@ func (id *InvocationID) UnmarshalText(b []byte) error {
 }
 
 // Check enforces the rules of spec/ledger.md#transcript that the encoding
-// alone does not: format, consistency with the challenge ID, limits.
+// alone does not: format, consistency with the challenge ID and (format 2)
+// the seed it was derived from, limits.
 func (t *Transcript) Check() error {
 	const what = "transcript"
-	if t.Format != TranscriptFormat {
-		return malformed(what, "format %d, this code reads %d", t.Format, TranscriptFormat)
+	switch {
+	case t.Format != TranscriptFormat && t.Format != TranscriptFormatV1:
+		return malformed(what, "format %d, this code reads %d and %d", t.Format, TranscriptFormatV1, TranscriptFormat)
+	case t.Format == TranscriptFormat && t.Seed == nil:
+		return malformed(what, "format %d has no seed", t.Format)
+	case t.Format == TranscriptFormatV1 && t.Seed != nil:
+		return malformed(what, "format %d records no seed", t.Format)
 	}
 	if err := challenge.CheckEnvName(t.Challenge.Env); err != nil || t.Challenge.Version == 0 {
 		return malformed(what, "challenge ID is not set")
@@ -137,6 +168,12 @@ func (t *Transcript) Check() error {
 	}
 	if t.Validator == (keys.PublicKey{}) {
 		return malformed(what, "validator is not set")
+	}
+	if s := t.Seed; s != nil {
+		if got := challenge.DeriveSeed(s.Anchor.Hash, t.Validator, t.Challenge.Env, t.Challenge.Version, s.Counter); got != t.Challenge.Seed {
+			return malformed(what, "seed anchor %d (%s) counter %d derives seed %x, the challenge's is %x",
+				s.Anchor.Number, s.Anchor.Hash, s.Counter, got[:], t.Challenge.Seed[:])
+		}
 	}
 	if t.Miner.Hotkey == (keys.PublicKey{}) {
 		return malformed(what, "miner hotkey is not set")
@@ -200,7 +237,11 @@ func (t *Transcript) Encode() ([]byte, cid.Cid, error) {
 	if err := t.Check(); err != nil {
 		return nil, cid.Undef, err
 	}
-	b, c, err := codec.Encode(t)
+	var rec any = t
+	if t.Format == TranscriptFormatV1 {
+		rec = t.v1()
+	}
+	b, c, err := codec.Encode(rec)
 	if err != nil {
 		return nil, cid.Undef, fmt.Errorf("transcript: %w", err)
 	}
@@ -210,14 +251,28 @@ func (t *Transcript) Encode() ([]byte, cid.Cid, error) {
 	return b, c, nil
 }
 
-// DecodeTranscript parses and checks an encoded transcript. It never panics.
+// DecodeTranscript parses and checks an encoded transcript of either
+// format. It never panics.
 func DecodeTranscript(data []byte) (*Transcript, error) {
 	if len(data) > MaxTranscriptBytes {
 		return nil, malformed("transcript", "%d bytes, max %d", len(data), MaxTranscriptBytes)
 	}
+	// Each format has one layout, told apart by its number of keys: the
+	// map head is the first byte of both.
 	var t Transcript
-	if err := codec.Unmarshal(data, &t); err != nil {
-		return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
+	if len(data) > 0 && data[0] == mapHeadV1 {
+		var w transcriptV1
+		if err := codec.Unmarshal(data, &w); err != nil {
+			return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
+		}
+		t = w.transcript()
+	} else {
+		if err := codec.Unmarshal(data, &t); err != nil {
+			return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
+		}
+		if t.Format == TranscriptFormatV1 {
+			return nil, malformed("transcript", "format %d has no seed key", t.Format)
+		}
 	}
 	if err := t.Check(); err != nil {
 		return nil, err

@@ -25,14 +25,17 @@ import (
 // signs afresh and rewrites it.
 
 type ledgerVectors struct {
-	Note        string            `json:"note"`
-	Validator   vectorKey         `json:"validator"`
-	Duel        vectorDuel        `json:"duel"`
-	Transcripts []vectorRecord    `json:"transcripts"`
-	Decisions   []vectorRecord    `json:"decisions"`
-	Blocks      []vectorBlock     `json:"blocks"`
-	Inclusion   []vectorInclusion `json:"inclusion_proofs"`
-	Consistency []vectorConsist   `json:"consistency_proofs"`
+	Note        string         `json:"note"`
+	Validator   vectorKey      `json:"validator"`
+	Duel        vectorDuel     `json:"duel"`
+	Transcripts []vectorRecord `json:"transcripts"`
+	// TranscriptsV1 are the same records in format 1 (no seed), pinning
+	// the bytes of ledgers written before format 2.
+	TranscriptsV1 []vectorRecord    `json:"transcripts_v1"`
+	Decisions     []vectorRecord    `json:"decisions"`
+	Blocks        []vectorBlock     `json:"blocks"`
+	Inclusion     []vectorInclusion `json:"inclusion_proofs"`
+	Consistency   []vectorConsist   `json:"consistency_proofs"`
 }
 
 type vectorKey struct {
@@ -75,25 +78,28 @@ type vectorConsist struct {
 	Proof []string `json:"proof"`
 }
 
-func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.DuelID) []ledger.Transcript {
-	anchor := sha256.Sum256([]byte("vector anchor"))
-	mk := func(env string, counter uint64) challenge.ID {
-		id, err := challenge.Derive(anchor, v, env, 1, counter)
+// vectorTranscripts returns the vector transcripts in format 2, their
+// seeds drawn at the duel's start.
+func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.Duel) []ledger.Transcript {
+	mk := func(env string, counter uint64) (challenge.ID, *ledger.Seed) {
+		seed := &ledger.Seed{Anchor: duel.Start, Counter: counter}
+		id, err := seed.Derive(v, env, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return id
+		return id, seed
 	}
 	miner := keys.PublicKey(sha256.Sum256([]byte("vector miner")))
-	base := func(id challenge.ID, inv byte) ledger.Transcript {
+	base := func(env string, counter uint64, inv byte) ledger.Transcript {
+		id, seed := mk(env, counter)
 		return ledger.Transcript{
-			Format: ledger.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version,
-			Validator: v, Duel: duel, Invocation: ledger.InvocationID{inv, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+			Format: ledger.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version, Seed: seed,
+			Validator: v, Duel: duel.ID(), Invocation: ledger.InvocationID{inv, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
 			Miner:     ledger.Miner{Hotkey: miner, UID: 17, Model: "org/champion", Revision: "a1b2c3d", ModelHash: ledger.Bytes{0xab, 0xcd}, Endpoint: "chute-1234"},
 			StartedMS: 1_750_000_000_000, FinishedMS: 1_750_000_001_500, Attempts: 1, HTTPStatus: 200,
 		}
 	}
-	a := base(mk("mult8", 0), 0xa0)
+	a := base("mult8", 0, 0xa0)
 	a.Conversation = []envs.Message{
 		{Role: "system", Content: "Answer with <answer>N</answer>."},
 		{Role: "user", Content: "What is 12345678 × 87654321?"},
@@ -102,7 +108,7 @@ func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.DuelID) []led
 	a.TurnRewards, a.Reward, a.Reason, a.LatencyMS = []int64{1}, 1, "correct", 1432
 	a.Usage = &ledger.Usage{PromptTokens: 31, CompletionTokens: 12}
 
-	b := base(mk("tictactoe", 0), 0xb0)
+	b := base("tictactoe", 0, 0xb0)
 	b.Conversation = []envs.Message{
 		{Role: "user", Content: "You are X. Board:\n...\n...\n...\nMove?"},
 		{Role: "assistant", Content: "<move>5</move>"},
@@ -111,7 +117,7 @@ func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.DuelID) []led
 	}
 	b.TurnRewards, b.Reward, b.Reason, b.LatencyMS, b.Attempts = []int64{0, -1}, -1, "lost", 2210, 2
 
-	c := base(mk("sat", 3), 0xc0)
+	c := base("sat", 3, 0xc0)
 	c.Conversation = []envs.Message{{Role: "user", Content: "Solve."}}
 	c.TurnRewards, c.Reward, c.Reason, c.LatencyMS = []int64{}, 0, "no answer", 30000
 	c.Error, c.HTTPStatus, c.Attempts = "timeout after 30s", 0, 3
@@ -140,7 +146,7 @@ func TestVectors(t *testing.T) {
 		Duel:      vectorDuel{Value: duel, ID: duel.ID()},
 	}
 	var leaves []cid.Cid
-	for _, tr := range vectorTranscripts(t, v, duel.ID()) {
+	for _, tr := range vectorTranscripts(t, v, duel) {
 		raw, c, err := tr.Encode()
 		if err != nil {
 			t.Fatal(err)
@@ -148,6 +154,14 @@ func TestVectors(t *testing.T) {
 		leaves = append(leaves, c)
 		lh := ledger.LeafHash(c)
 		out.Transcripts = append(out.Transcripts, vectorRecord{Value: tr, Hex: hex.EncodeToString(raw), CID: c.String(), LeafHash: lh.String()})
+
+		tr.Format, tr.Seed = ledger.TranscriptFormatV1, nil
+		raw, c, err = tr.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lh = ledger.LeafHash(c)
+		out.TranscriptsV1 = append(out.TranscriptsV1, vectorRecord{Value: tr, Hex: hex.EncodeToString(raw), CID: c.String(), LeafHash: lh.String()})
 	}
 	decision, err := codec.Marshal(map[string]any{"kind": "example", "winner": "contender"})
 	if err != nil {
@@ -243,13 +257,20 @@ func TestVectors(t *testing.T) {
 
 	golden.CheckJSON(t, "ledger.json", out)
 
-	// File to code: every transcript's bytes decode and re-encode to
-	// themselves.
-	for i, tr := range out.Transcripts {
+	// File to code: every transcript's bytes, of both formats, decode
+	// and re-encode to themselves.
+	for i, tr := range append(append([]vectorRecord(nil), out.Transcripts...), out.TranscriptsV1...) {
 		b, _ := hex.DecodeString(tr.Hex)
 		back, err := ledger.DecodeTranscript(b)
 		if err != nil {
 			t.Fatalf("transcript %d: %v", i, err)
+		}
+		want := uint64(ledger.TranscriptFormat)
+		if i >= len(out.Transcripts) {
+			want = ledger.TranscriptFormatV1
+		}
+		if back.Format != want {
+			t.Fatalf("transcript %d: format %d, want %d", i, back.Format, want)
 		}
 		again, _, _ := back.Encode()
 		if !bytes.Equal(again, b) {

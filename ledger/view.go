@@ -119,6 +119,20 @@ func get(r reader, key []byte) (val []byte, ok bool, err error) {
 	return append([]byte(nil), v...), true, nil
 }
 
+// getFunc calls fn with the value at key (ok false if there is none)
+// without copying it: the value is valid only during the call.
+func getFunc(r reader, key []byte, fn func(val []byte, ok bool) error) error {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return fn(nil, false)
+	}
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	return fn(v, true)
+}
+
 func has(r reader, key []byte) (bool, error) {
 	_, closer, err := r.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {

@@ -73,14 +73,14 @@ func audit(t *testing.T, s *ledger.Store, v keys.PublicKey, want validator.Histo
 		}
 	}
 	// The auditor's own tool agrees: every transcript re-executes and its
-	// seed derives from a recorded anchor.
+	// recorded seed derives it from an anchor its chain recorded.
 	scope := verify.StoreScope{Validator: &v}
 	heads, err := verify.StoreHeads(s, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep, err := verify.VerifyStore(s, heads, scope, verify.Options{Reexecute: true, StrictSeeds: true, Challenges: verify.NewMemSet()})
-	if err != nil || !rep.OK || rep.Transcripts != transcripts || rep.Reexecuted != transcripts || rep.SeedsDerived != transcripts {
+	if err != nil || !rep.OK || rep.Transcripts != transcripts || rep.Reexecuted != transcripts || rep.SeedsExact != transcripts {
 		t.Fatalf("verify: %v: %+v", err, rep)
 	}
 	got, err := validator.LoadHistory(fresh, v, want.Params)

@@ -113,7 +113,7 @@ func (v *Validator) newRun(ctx context.Context, champion, contender chain.Conten
 		for _, e := range r.envs {
 			clear(e.stored)
 		}
-		a, err := v.anchor(ctx)
+		a, err := v.startAnchor(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -136,6 +136,47 @@ func (v *Validator) newRun(ctx context.Context, champion, contender chain.Conten
 	return r, nil
 }
 
+// startAnchor draws a fresh start for a duel that the validator's chain
+// records before any challenge drawn at it is: an auditor accepts a
+// transcript's seed only from an anchor its chain recorded in the
+// transcript's block or before (spec/verify.md#seeds). The duel's
+// transcripts, appended with the start as their anchor, cannot record it
+// themselves: a block takes the newest anchor of its requests and never
+// goes back, so a newer one from another writer of the chain (a node's
+// epoch driver) passes over it. So the start is the chain head if the
+// chain already records it or a newer one, which then becomes the start;
+// else an empty block records it first, or the newer anchor its block took.
+func (v *Validator) startAnchor(ctx context.Context) (ledger.Anchor, error) {
+	a, err := v.anchor(ctx)
+	if err != nil {
+		return ledger.Anchor{}, err
+	}
+	h, err := v.cfg.Store.Head(v.pub)
+	switch {
+	case err == nil && h.Anchor.Number >= a.Number:
+		a = h.Anchor
+	case err == nil || errors.Is(err, ledger.ErrNotFound):
+		began := time.Now()
+		rc, err := v.app.Append(ctx, a, nil, nil)
+		v.cfg.Metrics.Appended(0, time.Since(began), err)
+		if err != nil {
+			return ledger.Anchor{}, fmt.Errorf("record the start anchor %d: %w", a.Number, err)
+		}
+		v.notify(rc)
+		b, err := v.cfg.Store.Block(rc.Block.CID)
+		if err != nil {
+			return ledger.Anchor{}, fmt.Errorf("record the start anchor %d: %w", a.Number, err)
+		}
+		a = b.Anchor
+	default:
+		return ledger.Anchor{}, fmt.Errorf("duel start: %w", err)
+	}
+	v.stateMu.Lock()
+	v.lastStart = max(v.lastStart, a.Number)
+	v.stateMu.Unlock()
+	return a, nil
+}
+
 func (r *run) abandoned(p *unfinished, reason string) {
 	if r.v.cfg.Progress != nil {
 		r.v.cfg.Progress(Progress{
@@ -143,6 +184,12 @@ func (r *run) abandoned(p *unfinished, reason string) {
 			Champion: p.champion.Hotkey, Contender: p.contender.Hotkey,
 		})
 	}
+}
+
+// seed is what the duel's challenge counter of an env is derived from: its
+// start and the counter. Transcripts record it.
+func (r *run) seed(counter uint64) ledger.Seed {
+	return ledger.Seed{Anchor: r.start, Counter: counter}
 }
 
 // run plays the duel to its decision, records the result and moves the
@@ -243,7 +290,7 @@ func (r *run) play(ctx context.Context) error {
 				e.next++
 				if o, ok := e.stored[c]; ok {
 					delete(e.stored, c)
-					id, err := challenge.Derive(r.start.Hash, r.v.pub, e.name, e.version, c)
+					id, err := r.seed(c).Derive(r.v.pub, e.name, e.version)
 					if err != nil {
 						return err
 					}
@@ -329,7 +376,8 @@ func (r *run) feed() {
 // together.
 func (r *run) answer(ctx context.Context, e *envRun, counter uint64) answer {
 	a := answer{env: e.index, counter: counter}
-	id, err := challenge.Derive(r.start.Hash, r.v.pub, e.name, e.version, counter)
+	seed := r.seed(counter)
+	id, err := seed.Derive(r.v.pub, e.name, e.version)
 	if err != nil {
 		a.err = err
 		return a
@@ -342,7 +390,7 @@ func (r *run) answer(ctx context.Context, e *envRun, counter uint64) answer {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ts[i], errs[i] = r.v.play(ctx, s, e.factory, id, r.id)
+			ts[i], errs[i] = r.v.play(ctx, s, e.factory, id, seed, r.id)
 		}()
 	}
 	wg.Wait()

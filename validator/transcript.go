@@ -21,8 +21,9 @@ import (
 // failure).
 var errCanceled = errors.New("episode abandoned")
 
-// play runs challenge id of env f against one miner and records it.
-func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id challenge.ID, d ledger.DuelID) (ledger.Transcript, error) {
+// play runs challenge id of env f, derived from seed, against one miner
+// and records it.
+func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id challenge.ID, seed ledger.Seed, d ledger.DuelID) (ledger.Transcript, error) {
 	started := v.cfg.Now()
 	rec, err := inference.Play(ctx, v.cfg.Client, s.ep, f, id)
 	finished := v.cfg.Now()
@@ -37,19 +38,20 @@ func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id cha
 			v.cfg.Metrics.MinerError(c.ErrorKind)
 		}
 	}
-	return newTranscript(v.pub, s.rec, d, rec, started, finished), nil
+	return newTranscript(v.pub, s.rec, d, seed, rec, started, finished), nil
 }
 
 // newTranscript records an episode (spec/validator.md, "Transcripts"): the
 // conversation and rewards as played, and how the calls went, summed over
-// the episode's calls.
-func newTranscript(validator keys.PublicKey, m ledger.Miner, d ledger.DuelID, rec inference.EpisodeRecord, started, finished time.Time) ledger.Transcript {
+// the episode's calls. seed is what rec.ID was derived from.
+func newTranscript(validator keys.PublicKey, m ledger.Miner, d ledger.DuelID, seed ledger.Seed, rec inference.EpisodeRecord, started, finished time.Time) ledger.Transcript {
 	t := ledger.Transcript{
 		Format:       ledger.TranscriptFormat,
 		Challenge:    rec.ID,
 		Env:          rec.ID.Env,
 		EnvVersion:   rec.ID.Version,
 		Validator:    validator,
+		Seed:         &seed,
 		Miner:        m,
 		Duel:         d,
 		Invocation:   ledger.NewInvocationID(),

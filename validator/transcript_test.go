@@ -6,7 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
@@ -16,7 +15,8 @@ import (
 // Every field of a transcript comes from the episode, its calls, the
 // miner's commitment and the duel.
 func TestNewTranscriptFillsEveryField(t *testing.T) {
-	id, err := challenge.Derive([32]byte{1}, [32]byte{2}, "tictactoe", 1, 7)
+	seed := ledger.Seed{Anchor: ledger.Anchor{Number: 812, Hash: ledger.Hash{1}}, Counter: 7}
+	id, err := seed.Derive(keys.PublicKey{9}, "tictactoe", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestNewTranscriptFillsEveryField(t *testing.T) {
 	m := ledger.Miner{Hotkey: keys.PublicKey{3}, UID: 4, Model: "org/m", Revision: "r1", ModelHash: make([]byte, 32), Endpoint: "http://127.0.0.1:9/v1"}
 	d := ledger.DuelID{5}
 	started := time.UnixMilli(1_700_000_000_000)
-	tr := newTranscript(v, m, d, rec, started, started.Add(250*time.Millisecond))
+	tr := newTranscript(v, m, d, seed, rec, started, started.Add(250*time.Millisecond))
 	if err := tr.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +50,8 @@ func TestNewTranscriptFillsEveryField(t *testing.T) {
 	switch {
 	case tr.Challenge != id || tr.Env != "tictactoe" || tr.EnvVersion != 1:
 		t.Fatalf("challenge %s env %s v%d", tr.Challenge, tr.Env, tr.EnvVersion)
+	case tr.Format != ledger.TranscriptFormat || tr.Seed == nil || *tr.Seed != seed:
+		t.Fatalf("format %d seed %+v, want %+v", tr.Format, tr.Seed, seed)
 	case tr.Validator != v || tr.Miner.Hotkey != m.Hotkey || tr.Miner.UID != 4 || tr.Duel != d:
 		t.Fatalf("identity: %+v", tr)
 	case len(tr.Conversation) != 5 || tr.Conversation[2].Content != "<move>5</move>":
@@ -67,14 +69,14 @@ func TestNewTranscriptFillsEveryField(t *testing.T) {
 	case len(tr.Error) > ledger.MaxTextField || !utf8.ValidString(tr.Error) || !strings.HasPrefix(tr.Error, "miner x: attempt 3/3"):
 		t.Fatalf("error of %d bytes, valid %v", len(tr.Error), utf8.ValidString(tr.Error))
 	}
-	again := newTranscript(v, m, d, rec, started, started)
+	again := newTranscript(v, m, d, seed, rec, started, started)
 	if again.Invocation == tr.Invocation {
 		t.Fatal("two runs share an invocation ID")
 	}
 	// No call reported tokens: usage is null. A clock going backwards
 	// does not make finished precede started.
 	rec.Calls = []inference.Call{{Attempts: 1, Status: 200}}
-	tr = newTranscript(v, m, d, rec, started, started.Add(-time.Second))
+	tr = newTranscript(v, m, d, seed, rec, started, started.Add(-time.Second))
 	if tr.Usage != nil || tr.FinishedMS != tr.StartedMS || tr.HTTPStatus != 200 {
 		t.Fatalf("usage %v, times %d..%d", tr.Usage, tr.StartedMS, tr.FinishedMS)
 	}

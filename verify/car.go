@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ipfs/go-cid"
 
@@ -29,45 +30,79 @@ func VerifyCAR(r io.Reader, opts Options) (Report, error) {
 }
 
 type carVerifier struct {
-	vf      *Verifier
-	ar      *archive.Reader
-	v       *keys.PublicKey
-	heads   []cid.Cid
-	inForks bool
+	vf *Verifier
+	ar *archive.Reader
+	v  *keys.PublicKey
+	// filed is the current chain's last block section so far, verified or
+	// not (data dropped), and the height it claims.
+	filed       archive.Section
+	filedHeight uint64
+	chains      []carChain
+	inForks     bool
+}
+
+// carChain is how a chain of the archive ended, for the roots check.
+type carChain struct {
+	v keys.PublicKey
+	// head and height are the last verified block; head is undefined if
+	// the chain failed (its end is then unknown) or has no valid block.
+	head   cid.Cid
+	height uint64
+	// filed is the chain's last block section, which the root must name
+	// even when the chain failed before it.
+	filed       archive.Section
+	filedHeight uint64
 }
 
 func (c *carVerifier) run() {
+	if c.read() {
+		c.endChain()
+		c.checkRoots(true)
+		return
+	}
+	// The archive cannot be read on: the chains read to their end still
+	// have their roots checked.
+	c.checkRoots(false)
+}
+
+// read verifies the sections in order, false if it had to stop before
+// the end.
+func (c *carVerifier) read() bool {
 	for {
 		sec, err := c.ar.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return true
 		}
 		if err != nil {
 			c.vf.Fail(Failure{Transcript: -1, Reason: err.Error()})
-			return
+			return false
 		}
 		switch archive.Classify(sec.Data) {
 		case archive.Block:
 			if c.inForks {
-				c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("section %d: block after the fork proofs", sec.Index)})
-				return
+				c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("%s: block after the fork proofs", sec.Where())})
+				return false
 			}
 			if !c.block(sec) {
-				return
+				return false
 			}
 		case archive.ForkProof:
 			c.endChain()
 			c.inForks = true
 			c.vf.ForkProof(sec.Data, sec.CID)
 		default:
-			c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("section %d: neither a block nor a fork proof where one of them belongs", sec.Index)})
+			what := "neither a block nor a fork proof where one of them belongs"
+			if err := codec.CheckCID(sec.Data, sec.CID); err != nil {
+				// A damaged block or proof, most likely: the CID the
+				// section is filed under is all that still names it.
+				what = fmt.Sprintf("bytes do not match the section's CID (%v): a damaged record where a block or a fork proof belongs", err)
+			}
+			c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("%s: %s", sec.Where(), what)})
 			if !c.resync() {
-				return
+				return false
 			}
 		}
 	}
-	c.endChain()
-	c.checkRoots()
 }
 
 // block verifies one block, pulling its objects from the sections after
@@ -77,8 +112,10 @@ func (c *carVerifier) block(sec archive.Section) bool {
 	if c.v == nil || blk.Validator != *c.v {
 		if c.v != nil && bytes.Compare(blk.Validator[:], c.v[:]) <= 0 {
 			c.vf.Fail(Failure{Validator: blk.Validator.String(), Height: blk.Height, CID: sec.CID.String(), Transcript: -1,
-				Reason: fmt.Sprintf("section %d: chain of %s after the chain of %s: chains must be in increasing validator order", sec.Index, blk.Validator, c.v)})
-			return false
+				Reason: fmt.Sprintf("%s: chain of %s after the chain of %s: chains must be in increasing validator order", sec.Where(), blk.Validator, c.v)})
+			// Read on: a damaged validator key looks the same, and the
+			// roots are still to be checked.
+			return c.resync()
 		}
 		c.endChain()
 		v := blk.Validator
@@ -88,28 +125,59 @@ func (c *carVerifier) block(sec archive.Section) bool {
 			return false
 		}
 	}
+	c.file(sec, blk.Height)
 	if c.vf.Failed() {
 		return c.resync()
 	}
+	// fetched holds the sections of the block's objects read so far, in
+	// link order (data dropped), to say where a failing one is; a fetch
+	// that fails says it in its error.
+	var fetched []archive.Section
+	fetchFailed := false
 	fetch := func(want cid.Cid) ([]byte, error) {
 		o, err := c.ar.Next()
 		if err != nil {
+			fetchFailed = true
 			if errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("not in the archive: it ends first")
+				return nil, fmt.Errorf("not in the archive: it ends first, at byte %d", c.ar.Offset())
 			}
 			return nil, err
 		}
 		if !o.CID.Equals(want) {
+			fetchFailed = true
 			c.ar.Unread(o)
-			return nil, fmt.Errorf("not in the archive where the block's links put it (section %d is %s)", o.Index, o.CID)
+			return nil, fmt.Errorf("not in the archive where the block's links put it (%s is %s)", o.Where(), o.CID)
 		}
+		fetched = append(fetched, archive.Section{Index: o.Index, Offset: o.Offset, CID: o.CID})
 		return o.Data, nil
 	}
+	before := len(c.vf.rep.Failures)
 	c.vf.Block(sec.Data, sec.CID, fetch)
 	if c.vf.Failed() {
+		if len(c.vf.rep.Failures) > before {
+			locate(&c.vf.rep.Failures[len(c.vf.rep.Failures)-1], sec, fetched, fetchFailed)
+		}
 		return c.resync()
 	}
 	return true
+}
+
+// locate appends to a failure of the block in section blk the archive
+// section that failed: a fetched transcript's or decision's, else the
+// block's (a block whose bytes were damaged may claim any validator and
+// height, and a block out of place links objects that are not there: the
+// section is where it really is; a failed fetch names the section it
+// found in its error).
+func locate(f *Failure, blk archive.Section, fetched []archive.Section, fetchFailed bool) {
+	switch {
+	case f.Transcript >= 0 && f.Transcript < len(fetched):
+		f.Reason += " (archive " + fetched[f.Transcript].Where() + ")"
+	case !fetchFailed && f.Transcript < 0 && len(fetched) > 0 && strings.Contains(f.Reason, fetched[len(fetched)-1].CID.String()):
+		// A decision, checked as soon as it is read.
+		f.Reason += " (archive " + fetched[len(fetched)-1].Where() + ")"
+	default:
+		f.Reason += " (the block is archive " + blk.Where() + ")"
+	}
 }
 
 // resync skips the rest of a failed chain: every section up to the next
@@ -129,10 +197,12 @@ func (c *carVerifier) resync() bool {
 			c.ar.Unread(sec)
 			return true
 		case archive.Block:
-			if c.v == nil || blockShape(sec.Data).Validator != *c.v {
+			blk := blockShape(sec.Data)
+			if c.v == nil || blk.Validator != *c.v {
 				c.ar.Unread(sec)
 				return true
 			}
+			c.file(sec, blk.Height)
 		}
 	}
 }
@@ -141,26 +211,56 @@ func (c *carVerifier) endChain() {
 	if c.v == nil {
 		return
 	}
-	head, _, _ := c.vf.Head()
+	head, height, _ := c.vf.Head()
 	if c.vf.Failed() {
 		head = cid.Undef // unknown: the chain did not verify to its end
 	}
-	c.heads = append(c.heads, head)
+	c.chains = append(c.chains, carChain{v: *c.v, head: head, height: height, filed: c.filed, filedHeight: c.filedHeight})
 	c.v = nil
 }
 
-// checkRoots compares the header's roots with the chains' last blocks.
-func (c *carVerifier) checkRoots() {
+func (c *carVerifier) file(sec archive.Section, height uint64) {
+	c.filed = archive.Section{Index: sec.Index, Offset: sec.Offset, CID: sec.CID}
+	c.filedHeight = height
+}
+
+// checkRoots compares the header's roots with the chains' last blocks,
+// root by root: an archive cut short at a block boundary differs from
+// its header only here, so the failure names where its chain stops. If
+// the archive was not read to its end (whole false), only the chains
+// read to theirs are checked.
+func (c *carVerifier) checkRoots(whole bool) {
 	roots := c.ar.Roots
-	if len(roots) != len(c.heads) {
-		c.vf.Fail(Failure{Transcript: -1, Reason: fmt.Sprintf("the header names %d roots, the archive holds %d chains", len(roots), len(c.heads))})
-		return
-	}
-	for i, h := range c.heads {
-		if h.Defined() && !h.Equals(roots[i]) {
-			c.vf.Fail(Failure{CID: roots[i].String(), Transcript: -1, Reason: fmt.Sprintf("root %d is %s, but chain %d ends with block %s", i, roots[i], i, h)})
+	for i := range max(len(roots), len(c.chains)) {
+		switch {
+		case i >= len(c.chains) && !whole:
+			// Not read that far: unknown.
+		case i >= len(c.chains):
+			c.vf.Fail(Failure{CID: roots[i].String(), Transcript: -1,
+				Reason: fmt.Sprintf("root %d is %s, but the archive holds only %d chains: it ends at byte %d", i, roots[i], len(c.chains), c.ar.Offset())})
+		case i >= len(roots):
+			ch := c.chains[i]
+			c.vf.Fail(Failure{Validator: ch.v.String(), Height: ch.height, CID: cidString(ch.head), Transcript: -1,
+				Reason: fmt.Sprintf("chain %d has no root: the header names %d roots", i, len(roots))})
+		case c.chains[i].head.Defined() && !c.chains[i].head.Equals(roots[i]):
+			ch := c.chains[i]
+			c.vf.Fail(Failure{Validator: ch.v.String(), Height: ch.height, CID: ch.head.String(), Transcript: -1,
+				Reason: fmt.Sprintf("root %d is %s, but chain %d ends with this block", i, roots[i], i)})
+		case !c.chains[i].head.Defined() && !c.chains[i].filed.CID.Equals(roots[i]):
+			// The chain failed, so its end is not verified; the root must
+			// still name the last block the archive files in it.
+			ch := c.chains[i]
+			c.vf.Fail(Failure{Validator: ch.v.String(), Height: ch.filedHeight, CID: ch.filed.CID.String(), Transcript: -1,
+				Reason: fmt.Sprintf("root %d is %s, but the chain's last block in the archive is this one (%s)", i, roots[i], ch.filed.Where())})
 		}
 	}
+}
+
+func cidString(c cid.Cid) string {
+	if !c.Defined() {
+		return ""
+	}
+	return c.String()
 }
 
 // blockShape decodes a section Classify called a block, without the

@@ -9,7 +9,10 @@
 // one set that grows, the challenge IDs a validator has used, lives in a
 // ChallengeSet that the command line backs with a scratch Pebble directory.
 // Two drivers feed it: VerifyStore walks a Pebble store through its read
-// API, VerifyCAR streams an archive written by package archive.
+// API, VerifyCAR streams an archive written by package archive. Before a
+// store is opened, CheckFiles checks its Pebble files byte for byte: the
+// audit reads only what the chains link, and Pebble takes some damage to
+// its logs for a crash's torn tail.
 //
 // The package also builds and checks the offline proofs of spec/proofs.md:
 // a transcript's inclusion in its validator's log and the consistency of two

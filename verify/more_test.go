@@ -120,8 +120,8 @@ func TestDuplicateChallenge(t *testing.T) {
 	}
 	rep := vf.Report()
 	onlyFailure(t, rep, k, 2, cids[2], 0, "was put to miner")
-	if rep.SeedsDerived != 2 {
-		t.Fatalf("seeds derived %d: the pair's shared seed must match twice", rep.SeedsDerived)
+	if rep.SeedsExact != 2 {
+		t.Fatalf("seeds exact %d: the pair's shared seed must pass twice", rep.SeedsExact)
 	}
 }
 

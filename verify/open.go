@@ -18,5 +18,5 @@ const auditCache = 1 << 20
 func OpenStore(dir string) (*ledger.Store, error) {
 	cache := pebble.NewCache(auditCache)
 	defer cache.Unref() // the store holds its own reference
-	return ledger.Open(dir, ledger.WithPebbleOptions(&pebble.Options{Cache: cache}))
+	return ledger.Open(dir, ledger.WithPebbleOptions(&pebble.Options{Cache: cache, EventListener: tolerateCorruption()}))
 }

@@ -55,10 +55,12 @@ type Report struct {
 	Reexecuted int `json:"reexecuted"`
 	// ForkProofs counts recorded fork proofs (each also a failure).
 	ForkProofs int `json:"fork_proofs"`
-	// SeedsDerived counts transcripts whose challenge seed was rederived
-	// from a recorded anchor; SeedsUnverified those for which no recorded
-	// anchor and counter in the search window gives the seed (see
-	// spec/verify.md#seeds: not a failure unless Options.StrictSeeds).
+	// SeedsExact counts format-2 transcripts, whose recorded seed was
+	// checked exactly (spec/verify.md#seeds). Format 1 records no seed:
+	// SeedsDerived counts those whose seed the window search rederived
+	// from a recorded anchor, SeedsUnverified those it could not (not a
+	// failure unless Options.StrictSeeds).
+	SeedsExact      int `json:"seeds_exact"`
 	SeedsDerived    int `json:"seeds_derived"`
 	SeedsUnverified int `json:"seeds_unverified"`
 }

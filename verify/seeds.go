@@ -1,13 +1,23 @@
 package verify
 
 import (
+	"fmt"
+
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 )
 
-// Seeds (spec/verify.md#seeds). A transcript records its challenge ID but
-// neither the anchor its seed was derived from nor the counter, so the
+// Seeds: step T5 (spec/verify.md#seeds).
+//
+// A format-2 transcript records its seed: the anchor and counter its
+// challenge was derived from. The derivation itself is a rule of the
+// record (T2); T5 checks that the anchor, number and hash, is one the
+// chain recorded in the transcript's block or before. That takes every
+// anchor the chain recorded, kept in an AnchorSet, with the last few in
+// memory since a duel draws all its challenges at one.
+//
+// A format-1 transcript records neither the anchor nor the counter, so the
 // verifier searches: the anchors of the block holding the transcript and of
 // the recentAnchors-1 distinct anchors before it in the chain, and for each
 // (anchor, env, version) the counters from seedTrail below the lowest one
@@ -21,15 +31,44 @@ const (
 	seedTrail     = 64
 )
 
+// checkSeed is T5 for transcript t of block b.
+func (vf *Verifier) checkSeed(b *ledger.Block, t *ledger.Transcript) error {
+	s := vf.ch.seeds
+	if t.Seed == nil {
+		if s.match(t.Challenge) {
+			vf.rep.SeedsDerived++
+			return nil
+		}
+		vf.rep.SeedsUnverified++
+		if vf.opts.StrictSeeds {
+			return fmt.Errorf("seed of challenge %s is not derived from the anchor of this block or of the %d before it with a counter in the window", t.Challenge, recentAnchors-1)
+		}
+		return nil
+	}
+	a := t.Seed.Anchor
+	if a.Number > b.Anchor.Number {
+		return fmt.Errorf("seed anchor %d (%s) is newer than the block's anchor %d", a.Number, a.Hash, b.Anchor.Number)
+	}
+	ok, err := s.recorded(a)
+	if err != nil {
+		return fmt.Errorf("seed anchor %d: %w", a.Number, err)
+	}
+	if !ok {
+		return fmt.Errorf("seed anchor %d (%s) is not recorded by this chain at or before this block", a.Number, a.Hash)
+	}
+	vf.rep.SeedsExact++
+	return nil
+}
+
 type seedKey struct {
 	anchor  ledger.Hash
 	env     string
 	version uint16
 }
 
-// window holds the seeds of counters [next-seedTrail, hi), next being the
-// lowest counter not yet matched.
-type window struct {
+// counterWindow holds the seeds of counters [next-seedTrail, hi), next
+// being the lowest counter not yet matched.
+type counterWindow struct {
 	next, hi uint64
 	used     map[uint64]bool
 	seeds    map[[challenge.SeedSize]byte]uint64
@@ -39,16 +78,70 @@ type window struct {
 type seedState struct {
 	v       keys.PublicKey
 	anchors []ledger.Hash // distinct, oldest first, at most recentAnchors
-	windows map[seedKey]*window
+	windows map[seedKey]*counterWindow
+
+	// Every anchor the chain recorded is in set; the last few are in
+	// recent too. below looks up those of blocks before the first one
+	// verified (nil if none). err is the first error of set.AddAnchor,
+	// reported by the next lookup.
+	set    AnchorSet
+	recent []ledger.Anchor
+	below  func(ledger.Anchor) (bool, error)
+	err    error
 }
 
-func newSeedState(v keys.PublicKey) *seedState {
-	return &seedState{v: v, windows: map[seedKey]*window{}}
+// newSeedState starts the seed state of v's chain. cs keeps the anchors if
+// it is an AnchorSet; below is Start.Anchors.
+func newSeedState(v keys.PublicKey, cs ChallengeSet, below func(ledger.Anchor) (bool, error)) *seedState {
+	set, ok := cs.(AnchorSet)
+	if !ok {
+		set = memAnchors{}
+	}
+	return &seedState{v: v, windows: map[seedKey]*counterWindow{}, set: set, below: below}
 }
 
-// observe adds a block's anchor to the recent ones, forgetting the oldest
-// (and its windows) beyond recentAnchors.
+// recorded reports whether a block observed so far, or one below the
+// first verified, records a.
+func (s *seedState) recorded(a ledger.Anchor) (bool, error) {
+	if s.err != nil {
+		return false, s.err
+	}
+	for i := len(s.recent) - 1; i >= 0; i-- {
+		if s.recent[i] == a {
+			return true, nil
+		}
+	}
+	ok, err := s.set.HasAnchor(s.v, a)
+	if ok || err != nil || s.below == nil {
+		return ok, err
+	}
+	if ok, err = s.below(a); ok {
+		s.remember(a)
+	}
+	return ok, err
+}
+
+// remember adds a recorded anchor to the set and to the recent ones.
+func (s *seedState) remember(a ledger.Anchor) {
+	for _, r := range s.recent {
+		if r == a {
+			return
+		}
+	}
+	if err := s.set.AddAnchor(s.v, a); err != nil && s.err == nil {
+		s.err = err
+	}
+	s.recent = append(s.recent, a)
+	if len(s.recent) > recentAnchors {
+		s.recent = append(s.recent[:0:0], s.recent[1:]...)
+	}
+}
+
+// observe takes in a block's anchor: it is recorded from now on, and it
+// joins the recent ones of the format-1 search, forgetting the oldest (and
+// its windows) beyond recentAnchors.
 func (s *seedState) observe(a ledger.Anchor) {
+	s.remember(a)
 	for i, h := range s.anchors {
 		if h == a.Hash {
 			// Move to the newest position: it is in use again.
@@ -75,7 +168,7 @@ func (s *seedState) match(id challenge.ID) bool {
 		k := seedKey{s.anchors[i], id.Env, id.Version}
 		w := s.windows[k]
 		if w == nil {
-			w = &window{used: map[uint64]bool{}, seeds: map[[challenge.SeedSize]byte]uint64{}, byCount: map[uint64][challenge.SeedSize]byte{}}
+			w = &counterWindow{used: map[uint64]bool{}, seeds: map[[challenge.SeedSize]byte]uint64{}, byCount: map[uint64][challenge.SeedSize]byte{}}
 			s.windows[k] = w
 			s.fill(k, w)
 		}
@@ -101,7 +194,7 @@ func (s *seedState) match(id challenge.ID) bool {
 	return false
 }
 
-func (s *seedState) fill(k seedKey, w *window) {
+func (s *seedState) fill(k seedKey, w *counterWindow) {
 	for ; w.hi < w.next+seedWindow; w.hi++ {
 		seed := challenge.DeriveSeed(k.anchor, s.v, k.env, k.version, w.hi)
 		w.seeds[seed] = w.hi

@@ -51,7 +51,12 @@ func StoreHeads(s *ledger.Store, scope StoreScope) ([]ChainHead, error) {
 func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Options) (Report, error) {
 	opts.ConcurrentFetch = true
 	vf := New(opts)
-	fetch := s.Object
+	// The store lends its bytes (no copy per object); the verifier hashes
+	// and decodes them in place. Blocks are read by CID from the height
+	// index, exactly as stored, as every object is.
+	rs := newReaders(s)
+	defer rs.close()
+	src := source{fetch: s.Object, visit: rs.visit}
 	for _, h := range heads {
 		if scope.From > h.Height {
 			continue
@@ -65,7 +70,16 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 			continue
 		}
 		pos := scope.From
-		for b, err := range s.Blocks(h.Validator, scope.From) {
+		for ref, err := range s.BlockRefs(h.Validator, scope.From) {
+			if err == nil && pos > h.Height {
+				break // appended after the audit started
+			}
+			if err == nil {
+				err = s.ReadObject(ref.CID, func(raw []byte) error {
+					vf.block(raw, ref.CID, src)
+					return nil
+				})
+			}
 			if err != nil {
 				_, last, ok := vf.Head()
 				next := scope.From
@@ -75,11 +89,7 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 				vf.SourceError(next, linkTo(s, h.Validator, next), fmt.Errorf("read block: %w", err))
 				break
 			}
-			if pos > h.Height {
-				break // appended after the audit started
-			}
 			pos++
-			vf.Block(b.Raw, b.CID, fetch)
 			if vf.Failed() {
 				break
 			}
@@ -119,7 +129,7 @@ func storeStart(s *ledger.Store, v keys.PublicKey, from uint64) (Start, error) {
 		return Genesis(), fmt.Errorf("frontier at size %d: %w", parent.Checkpoint.Size, err)
 	}
 	return Start{Height: from, Prev: parent.CID, TimeMS: parent.TimeMS, Anchor: parent.Anchor,
-		Size: parent.Checkpoint.Size, Frontier: frontier, Root: parent.Checkpoint.Root}, nil
+		Size: parent.Checkpoint.Size, Frontier: frontier, Root: parent.Checkpoint.Root, Anchors: storeAnchors(s, v, from-1)}, nil
 }
 
 // linkTo names the block at height by the next block's prev link, which

@@ -60,7 +60,10 @@ var transcriptFields = []struct {
 	name string
 	edit func(*ledger.Transcript)
 }{
-	{"v", func(t *ledger.Transcript) { t.Format = 2 }},
+	{"v", func(t *ledger.Transcript) { t.Format = 3 }},
+	{"seed.anchor.number", func(t *ledger.Transcript) { t.Seed.Anchor.Number++ }},
+	{"seed.anchor.hash", func(t *ledger.Transcript) { t.Seed.Anchor.Hash[0] ^= 1 }},
+	{"seed.counter", func(t *ledger.Transcript) { t.Seed.Counter++ }},
 	{"challenge", func(t *ledger.Transcript) { t.Challenge.Seed[0] ^= 1 }},
 	{"env", func(t *ledger.Transcript) { t.Env = "coin" }},
 	{"env_version", func(t *ledger.Transcript) { t.EnvVersion = 2 }},
@@ -251,7 +254,11 @@ func TestLyingValidator(t *testing.T) {
 			t.Conversation = append(t.Conversation, envs.Message{Role: "assistant", Content: "more"})
 		}, "after the episode ended"},
 		{"turn rewards", func(t *ledger.Transcript) { t.TurnRewards = append(t.TurnRewards, 0) }, "turn rewards: 2 recorded"},
-		{"seed", func(t *ledger.Transcript) { t.Challenge.Seed[0] ^= 1 }, "seed of challenge"},
+		// Drawn at an anchor the chain never recorded (the seed
+		// derives the challenge: the record is consistent).
+		{"seed anchor", func(t *ledger.Transcript) { redraw(t, forked, 0) }, "seed anchor 1 (" + forked.Hash.String() + ") is not recorded"},
+		// Drawn at the next block's anchor.
+		{"seed anchor ahead", func(t *ledger.Transcript) { redraw(t, verifytest.BlockAnchor(2), 0) }, "seed anchor 3 (" + verifytest.BlockAnchor(2).Hash.String() + ") is newer than the block's anchor 2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,8 +17,9 @@ type Options struct {
 	// Reexecute replays every transcript through its env (spec/verify.md
 	// step T6). Off, the audit checks integrity only.
 	Reexecute bool
-	// StrictSeeds turns a seed that no recorded anchor derives into a
-	// failure instead of a count (spec/verify.md#seeds).
+	// StrictSeeds turns a format-1 seed that no recorded anchor derives
+	// into a failure instead of a count (spec/verify.md#seeds). A format-2
+	// seed is checked exactly either way.
 	StrictSeeds bool
 	// Challenges remembers every challenge ID per validator. Required.
 	Challenges ChallengeSet
@@ -48,6 +49,10 @@ type Start struct {
 	Frontier []ledger.Hash
 	// Root is the signed root the frontier must give (Height > 0 only).
 	Root ledger.Hash
+	// Anchors, if set, reports whether a block below Height records an
+	// anchor: where a format-2 seed may come from (T5) besides the blocks
+	// verified and the one at Height-1.
+	Anchors func(ledger.Anchor) (bool, error)
 }
 
 // Genesis is the start of a whole chain.
@@ -90,7 +95,7 @@ func (vf *Verifier) StartChain(v keys.PublicKey, from Start) error {
 	if err != nil {
 		return fmt.Errorf("start chain of %s at height %d: %w", v, from.Height, err)
 	}
-	vf.ch = &chainState{v: v, next: from.Height, prev: from.Prev, timeMS: from.TimeMS, anchor: from.Anchor, tree: tree, seeds: newSeedState(v)}
+	vf.ch = &chainState{v: v, next: from.Height, prev: from.Prev, timeMS: from.TimeMS, anchor: from.Anchor, tree: tree, seeds: newSeedState(v, vf.opts.Challenges, from.Anchors)}
 	vf.rep.Chains++
 	if from.Height > 0 {
 		vf.ch.seeds.observe(from.Anchor)
@@ -148,6 +153,20 @@ func (vf *Verifier) Report() Report {
 // transcripts then decisions, and stops at the first failure (Failed then
 // reports true; a streaming driver skips what the block linked).
 func (vf *Verifier) Block(raw []byte, c cid.Cid, fetch Fetch) {
+	src := source{fetch: fetch}
+	if vf.opts.ConcurrentFetch {
+		src.visit = func(c cid.Cid, fn func([]byte) error) error {
+			raw, err := fetch(c)
+			if err != nil {
+				return err
+			}
+			return fn(raw)
+		}
+	}
+	vf.block(raw, c, src)
+}
+
+func (vf *Verifier) block(raw []byte, c cid.Cid, src source) {
 	ch := vf.ch
 	if ch == nil || ch.failed {
 		return
@@ -172,7 +191,7 @@ func (vf *Verifier) Block(raw []byte, c cid.Cid, fetch Fetch) {
 		fail("%v", err)
 		return
 	}
-	if err := vf.objects(blk, c, fetch); err != nil {
+	if err := vf.objects(blk, c, src); err != nil {
 		return
 	}
 	got := ledger.Checkpoint{Size: ch.tree.End(), Root: rootOf(ch.tree)}
@@ -218,34 +237,34 @@ func (vf *Verifier) checkLinks(b *ledger.Block) error {
 
 // objects fetches and checks the block's transcripts and decisions. It
 // returns a non-nil error once the chain failed.
-func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, fetch Fetch) error {
+func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, src source) error {
 	ch := vf.ch
 	ch.seeds.observe(b.Anchor)
-	for lo := 0; lo < len(b.Transcripts); lo += batchSize {
-		items := vf.prepare(b, b.Transcripts[lo:min(lo+batchSize, len(b.Transcripts))], fetch)
-		for j := range items {
-			it, i := &items[j], lo+j
-			err := it.fetchErr
-			if err == nil {
-				vf.rep.Bytes += int64(len(it.raw))
-				vf.rep.Transcripts++
-				err = vf.transcript(b, i, it)
-			}
-			if err != nil {
-				vf.failChain(blockFailure(ch.v, ch.next, c, i, "transcript %s: %v", b.Transcripts[i].Cid, err))
-				return err
-			}
+	p := vf.startPipeline(b, src)
+	defer p.stop()
+	for i := range b.Transcripts {
+		it := p.next(i)
+		err := it.fetchErr
+		if err == nil {
+			vf.rep.Bytes += int64(it.size)
+			vf.rep.Transcripts++
+			err = vf.transcript(b, i, it)
+		}
+		it.t = nil // memory stays within the window
+		if err != nil {
+			vf.failChain(blockFailure(ch.v, ch.next, c, i, "transcript %s: %v", b.Transcripts[i].Cid, err))
+			return err
 		}
 	}
+	p.stop()
 	for i, l := range b.Decisions {
-		raw, err := fetch(l.Cid)
-		if err == nil {
+		err := src.read(l.Cid, func(raw []byte) error {
 			vf.rep.Bytes += int64(len(raw))
-			err = codec.CheckCID(raw, l.Cid)
-			if err == nil {
-				err = ledger.CheckDecision(raw)
+			if err := codec.CheckCID(raw, l.Cid); err != nil {
+				return err
 			}
-		}
+			return ledger.CheckDecision(raw)
+		})
 		if err != nil {
 			vf.failChain(blockFailure(ch.v, ch.next, c, -1, "decision %d (%s): %v", i, l.Cid, err))
 			return err

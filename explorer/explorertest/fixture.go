@@ -19,7 +19,6 @@ import (
 
 	"github.com/ipfs/go-cid"
 
-	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/envs/registry"
@@ -318,7 +317,8 @@ func (w *writer) play(v keys.PublicKey, m Miner, anchor ledger.Anchor, env strin
 	if err != nil {
 		return ledger.Transcript{}, err
 	}
-	id, err := challenge.Derive(anchor.Hash, v, env, ref.Factory.Spec().Version, counter)
+	drawn := ledger.Seed{Anchor: anchor, Counter: counter}
+	id, err := drawn.Derive(v, env, ref.Factory.Spec().Version)
 	if err != nil {
 		return ledger.Transcript{}, err
 	}
@@ -338,7 +338,7 @@ func (w *writer) play(v keys.PublicKey, m Miner, anchor ledger.Anchor, env strin
 		return ledger.Transcript{}, err
 	}
 	ms := int64(1_750_000_000_000 + anchor.Number*60_000 + counter*1_500 + timeOffset)
-	return transcript(v, m, d, ep, ms, seed), nil
+	return transcript(v, m, d, drawn, ep, ms, seed), nil
 }
 
 // playHostile records a mult8 challenge answered with XSSReply.
@@ -347,7 +347,8 @@ func (w *writer) playHostile(v keys.PublicKey, m Miner, anchor ledger.Anchor) (l
 	if err != nil {
 		return ledger.Transcript{}, err
 	}
-	id, err := challenge.Derive(anchor.Hash, v, "mult8", ref.Factory.Spec().Version, 1)
+	drawn := ledger.Seed{Anchor: anchor, Counter: 1}
+	id, err := drawn.Derive(v, "mult8", ref.Factory.Spec().Version)
 	if err != nil {
 		return ledger.Transcript{}, err
 	}
@@ -355,16 +356,18 @@ func (w *writer) playHostile(v keys.PublicKey, m Miner, anchor ledger.Anchor) (l
 	if err != nil {
 		return ledger.Transcript{}, err
 	}
-	return transcript(v, m, ledger.DuelID{}, ep, 1_750_000_000_000+int64(anchor.Number)*60_000+700, sha256.Sum256([]byte("hostile"))), nil
+	return transcript(v, m, ledger.DuelID{}, drawn, ep, 1_750_000_000_000+int64(anchor.Number)*60_000+700, sha256.Sum256([]byte("hostile"))), nil
 }
 
-func transcript(v keys.PublicKey, m Miner, d ledger.DuelID, ep envs.Episode, startMS int64, seed [32]byte) ledger.Transcript {
+// transcript records episode ep of challenge drawn, seed varying the
+// details of the exchange.
+func transcript(v keys.PublicKey, m Miner, d ledger.DuelID, drawn ledger.Seed, ep envs.Episode, startMS int64, seed [32]byte) ledger.Transcript {
 	var inv ledger.InvocationID
 	copy(inv[:], seed[:16])
 	inv[0] |= 1
 	t := ledger.Transcript{
 		Format: ledger.TranscriptFormat, Challenge: ep.ID, Env: ep.ID.Env, EnvVersion: ep.ID.Version,
-		Validator: v, Miner: m.ledgerMiner(), Duel: d, Invocation: inv,
+		Validator: v, Seed: &drawn, Miner: m.ledgerMiner(), Duel: d, Invocation: inv,
 		Conversation: ep.Messages, TurnRewards: make([]int64, len(ep.Rewards)),
 		Reward: int64(ep.Reward), Reason: ep.Reason,
 		LatencyMS: 200 + uint64(seed[20])*4, Attempts: 1, HTTPStatus: 200,

@@ -24,11 +24,24 @@ import (
 )
 
 // Transcript returns a valid transcript of validator v, fully determined by
-// (v, n): challenge mult8 v1 with seed DeriveSeed(anchor of n, v, counter
-// n), a two-message conversation and a reward. contentBytes pads the
-// model's reply (0 for a short one).
+// (v, n): challenge mult8 v1 drawn at SeedAnchor with counter n (recorded
+// as its seed, format 2), a two-message conversation and a reward.
+// contentBytes pads the model's reply (0 for a short one). A chain whose
+// blocks are anchored at SeedAnchor passes verify's seed check.
 func Transcript(v keys.PublicKey, n uint64, contentBytes int) ledger.Transcript {
-	anchor := Anchor(n / 100)
+	t := TranscriptV1(v, n, contentBytes)
+	t.Format = ledger.TranscriptFormat
+	t.Seed = &ledger.Seed{Anchor: SeedAnchor, Counter: n}
+	return t
+}
+
+// SeedAnchor is Anchor(1), where Transcript draws its challenges.
+var SeedAnchor = Anchor(1)
+
+// TranscriptV1 is Transcript in format 1, which records no seed: what
+// ledgers written before format 2 hold.
+func TranscriptV1(v keys.PublicKey, n uint64, contentBytes int) ledger.Transcript {
+	anchor := SeedAnchor
 	id, err := challenge.Derive(anchor.Hash, v, "mult8", 1, n)
 	if err != nil {
 		panic(err)
@@ -46,7 +59,7 @@ func Transcript(v keys.PublicKey, n uint64, contentBytes int) ledger.Transcript 
 	duel := ledger.Duel{Champion: miner, Contender: keys.PublicKey{1}, Start: anchor}
 	start := int64(1_700_000_000_000 + n*1000)
 	return ledger.Transcript{
-		Format:     ledger.TranscriptFormat,
+		Format:     ledger.TranscriptFormatV1,
 		Challenge:  id,
 		Env:        id.Env,
 		EnvVersion: id.Version,

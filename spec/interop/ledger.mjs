@@ -27,15 +27,54 @@ function root (leaves) {
   return sha256(new Uint8Array([1, ...root(leaves.slice(0, k)), ...root(leaves.slice(k))]))
 }
 
+// The keys of a transcript (ledger.md, "Transcript"): format 1 has every key but `seed`.
+const keysV1 = ['v', 'env', 'duel', 'error', 'miner', 'reason', 'reward', 'usage', 'attempts',
+  'challenge', 'validator', 'invocation', 'latency_ms', 'started_ms', 'env_version', 'finished_ms',
+  'http_status', 'conversation', 'turn_rewards']
+const keysV2 = [...keysV1, 'seed']
+const sameKeys = (obj, keys) => Object.keys(obj).length === keys.length && keys.every((k) => k in obj)
+
+// challenge-id.md: seed = SHA-256("affine-ledger/challenge-seed/v1" || 0x00 || anchor hash ||
+// validator || u8 len(env) || env || BE16 version || BE64 counter); the binary challenge ID is
+// u8 len(env) || env || BE16 version || seed.
+function seedDerives (rec) {
+  const id = rec.challenge
+  const n = id[0]
+  const tail = new Uint8Array(8)
+  new DataView(tail.buffer).setBigUint64(0, BigInt(rec.seed.counter))
+  const msg = new Uint8Array([...new TextEncoder().encode('affine-ledger/challenge-seed/v1'), 0,
+    ...rec.seed.anchor.hash, ...rec.validator, ...id.slice(0, 3 + n), ...tail])
+  return hex(sha256(msg)) === hex(id.slice(3 + n))
+}
+
 const ledger = load('ledger.json')
 const leaves = []
+const records = []
 for (const [i, t] of ledger.transcripts.entries()) {
   const bytes = unhex(t.hex)
-  check(hex(dagCbor.encode(dagCbor.decode(bytes))) === t.hex, `transcript ${i} re-encodes identically`)
+  const rec = dagCbor.decode(bytes)
+  records.push(rec)
+  check(hex(dagCbor.encode(rec)) === t.hex, `transcript ${i} re-encodes identically`)
   check(await cidOf(bytes) === t.cid, `transcript ${i} CID`)
+  check(rec.v === 2 && sameKeys(rec, keysV2), `transcript ${i} is format 2 with its 20 keys`)
+  check(sameKeys(rec.seed, ['anchor', 'counter']) && sameKeys(rec.seed.anchor, ['number', 'hash']), `transcript ${i} seed keys`)
+  check(seedDerives(rec), `transcript ${i} seed derives its challenge`)
+  const altered = { ...rec, seed: { ...rec.seed, counter: rec.seed.counter + 1 } }
+  check(!seedDerives(altered), `transcript ${i} seed with another counter does not`)
   const lh = leafHash(CID.parse(t.cid).bytes)
   check(hex(lh) === t.leaf_hash, `transcript ${i} leaf hash over its binary CID`)
   leaves.push(lh)
+}
+// Format 1 pins records written before the seed key: the same transcripts without it.
+for (const [i, t] of ledger.transcripts_v1.entries()) {
+  const bytes = unhex(t.hex)
+  const rec = dagCbor.decode(bytes)
+  check(hex(dagCbor.encode(rec)) === t.hex, `format-1 transcript ${i} re-encodes identically`)
+  check(await cidOf(bytes) === t.cid, `format-1 transcript ${i} CID`)
+  check(hex(leafHash(CID.parse(t.cid).bytes)) === t.leaf_hash, `format-1 transcript ${i} leaf hash`)
+  check(rec.v === 1 && sameKeys(rec, keysV1), `format-1 transcript ${i} has the 19 keys of format 1`)
+  const { v, seed, ...rest } = records[i]
+  check(hex(dagCbor.encode({ ...rest, v: 1 })) === t.hex, `format-1 transcript ${i} is format-2 transcript ${i} without its seed`)
 }
 for (const [i, d] of ledger.decisions.entries()) {
   check(await cidOf(unhex(d.hex)) === d.cid, `decision ${i} CID`)
@@ -56,6 +95,13 @@ for (const [i, b] of ledger.blocks.entries()) {
   const flipped = new Uint8Array(msg); flipped[flipped.length - 1] ^= 1
   check(!sr25519.verify(flipped, sig, pub), `block ${i} signature fails for altered bytes`)
   check(hex(root(leaves.slice(0, b.checkpoint.size))) === b.checkpoint.root, `block ${i} checkpoint root`)
+  // verify.md, "Seeds": a seed's anchor is one this block or an earlier one of the chain records.
+  const recorded = ledger.blocks.slice(0, i + 1).map((x) => dagCbor.decode(unhex(x.hex)).anchor)
+  for (const l of block.transcripts) {
+    const j = ledger.transcripts.findIndex((t) => t.cid === l.toString())
+    const a = records[j].seed.anchor
+    check(j >= 0 && recorded.some((r) => r.number === a.number && hex(r.hash) === hex(a.hash)), `block ${i} transcript ${j} seed anchor is recorded`)
+  }
 }
 
 const sigs = load('signatures.json')

@@ -1,9 +1,11 @@
 // Package verifytest builds real ledgers for the tests and benchmarks of
 // verify, archive and the ledger command: validators with real sr25519
 // keys append, through the store's Appender, transcripts that were played
-// through the registered envs with seeds derived from each block's anchor,
-// so a fresh ledger passes every check of spec/verify.md, re-execution
-// included, and any change to it is a real tampering.
+// through the registered envs with seeds derived from anchors their chain
+// records (and recorded in the transcripts, format 2, unless a ledger of
+// format 1 is asked for), so a fresh ledger passes every check of
+// spec/verify.md, re-execution included, and any change to it is a real
+// tampering.
 package verifytest
 
 import (
@@ -13,7 +15,6 @@ import (
 
 	"github.com/ipfs/go-cid"
 
-	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/envs/registry"
@@ -34,6 +35,15 @@ type Spec struct {
 	Pad int
 	// Decisions adds one decision record to every other block.
 	Decisions bool
+	// Start, if set, gives for block b the earlier block (at most b) whose
+	// anchor b's challenges are drawn at: a duel that spans blocks, its
+	// counters running on. By default every block is a duel of its own,
+	// drawn at the block's anchor.
+	Start func(b int) int
+	// Format is the transcript format: 0 for the current one,
+	// ledger.TranscriptFormatV1 for a ledger written before seeds were
+	// recorded.
+	Format uint64
 	// Mutate, if set, may change transcript i of block b of validator v
 	// after it was played: a lying validator, for tests.
 	Mutate func(v, b, i int, t *ledger.Transcript)
@@ -72,20 +82,29 @@ func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
 			return nil, err
 		}
 		n := 0
+		// Counters count the challenges drawn per env at one anchor,
+		// from 0 (spec/challenge-id.md).
+		counters := map[ledger.Anchor]map[string]uint64{}
 		for b := 0; b < spec.Blocks; b++ {
-			// Each block is a new duel at a new anchor: counters count
-			// the challenges drawn per env at that anchor, from 0
-			// (spec/challenge-id.md).
-			anchor := ledgertest.Anchor(uint64(b + 1))
-			counters := map[string]uint64{}
+			anchor := BlockAnchor(b)
+			start := anchor
+			if spec.Start != nil {
+				start = BlockAnchor(spec.Start(b))
+			}
+			if counters[start] == nil {
+				counters[start] = map[string]uint64{}
+			}
 			ts := make([]ledger.Transcript, 0, spec.PerBlock)
 			for i := 0; i < spec.PerBlock; i++ {
 				env := names[n%len(names)]
-				t, err := Transcript(k.Public(), anchor, env, counters[env], n, spec.Pad)
+				t, err := Transcript(k.Public(), start, env, counters[start][env], n, spec.Pad)
 				if err != nil {
 					return nil, err
 				}
-				counters[env]++
+				if spec.Format == ledger.TranscriptFormatV1 {
+					t.Format, t.Seed = ledger.TranscriptFormatV1, nil
+				}
+				counters[start][env]++
 				n++
 				if spec.Mutate != nil {
 					spec.Mutate(vi, b, i, &t)
@@ -111,16 +130,20 @@ func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
 	return out, nil
 }
 
+// BlockAnchor is the anchor Build appends block b of every chain with.
+func BlockAnchor(b int) ledger.Anchor { return ledgertest.Anchor(uint64(b + 1)) }
+
 // Transcript plays counter's challenge of env drawn by v at anchor, with a
 // model that always replies with the same text (n varies it), and records
-// it as a validator would.
+// it as a validator would (format 2, its seed recorded).
 func Transcript(v keys.PublicKey, anchor ledger.Anchor, env string, counter uint64, n, pad int) (ledger.Transcript, error) {
 	f, err := registry.Latest(env)
 	if err != nil {
 		return ledger.Transcript{}, err
 	}
 	spec := f.Spec()
-	id, err := challenge.Derive(anchor.Hash, v, spec.Name, spec.Version, counter)
+	seed := ledger.Seed{Anchor: anchor, Counter: counter}
+	id, err := seed.Derive(v, spec.Name, spec.Version)
 	if err != nil {
 		return ledger.Transcript{}, err
 	}
@@ -146,6 +169,7 @@ func Transcript(v keys.PublicKey, anchor ledger.Anchor, env string, counter uint
 		Env:          id.Env,
 		EnvVersion:   id.Version,
 		Validator:    v,
+		Seed:         &seed,
 		Miner:        ledger.Miner{Hotkey: miner, UID: uint16(n % 3), Model: fmt.Sprintf("org/model-%d", n%3), Revision: "main", ModelHash: []byte{0xab, byte(n % 3)}, Endpoint: "chute"},
 		Duel:         ledger.Duel{Champion: Miner(0), Contender: Miner(1), Start: anchor}.ID(),
 		Invocation:   inv,

@@ -1,0 +1,76 @@
+package codec_test
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// BenchmarkUnmarshal decodes a transcript whose model reply is pad bytes
+// (a block's worth: 100 links, for the block) by the direct decoder and by
+// the general path, each against SHA-256 of the same bytes in the same
+// iterations: ratio_vs_sha256 is decode time over hash time.
+func BenchmarkUnmarshal(b *testing.B) {
+	s := seeds(b)
+	var tr ledger.Transcript
+	if err := codec.Unmarshal(s["transcript"][0], &tr); err != nil {
+		b.Fatal(err)
+	}
+	var blk ledger.Block
+	if err := codec.Unmarshal(s["block"][1], &blk); err != nil {
+		b.Fatal(err)
+	}
+	for len(blk.Transcripts) < 100 {
+		blk.Transcripts = append(blk.Transcripts, codec.LinkTo(codec.Sum([]byte(fmt.Sprint(len(blk.Transcripts))))))
+	}
+	blockBytes, err := codec.Marshal(&blk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := []struct {
+		name string
+		data []byte
+		new  func() any
+	}{{"block", blockBytes, func() any { return new(ledger.Block) }}}
+	for _, pad := range []int{4096, 32768} {
+		t := tr
+		t.Conversation = append(t.Conversation[:len(t.Conversation):len(t.Conversation)], t.Conversation[len(t.Conversation)-1])
+		t.Conversation[len(t.Conversation)-1].Content = strings.Repeat("z", pad)
+		data, err := codec.Marshal(&t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs = append(inputs, struct {
+			name string
+			data []byte
+			new  func() any
+		}{fmt.Sprintf("transcript/pad=%d", pad), data, func() any { return new(ledger.Transcript) }})
+	}
+	for _, in := range inputs {
+		for _, path := range []struct {
+			name string
+			fn   func([]byte, any) error
+		}{{"direct", codec.Unmarshal}, {"general", codec.UnmarshalReencode}} {
+			b.Run(in.name+"/"+path.name, func(b *testing.B) {
+				var hash, dec time.Duration
+				b.SetBytes(int64(len(in.data)))
+				for b.Loop() {
+					t0 := time.Now()
+					sha256.Sum256(in.data)
+					t1 := time.Now()
+					if err := path.fn(in.data, in.new()); err != nil {
+						b.Fatal(err)
+					}
+					dec += time.Since(t1)
+					hash += t1.Sub(t0)
+				}
+				b.ReportMetric(float64(dec)/float64(hash), "ratio_vs_sha256")
+			})
+		}
+	}
+}

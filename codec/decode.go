@@ -1,0 +1,378 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"unicode/utf8"
+
+	"github.com/fxamacker/cbor/v2"
+	"github.com/ipfs/go-cid"
+)
+
+// The direct decoder reads a value of a planned type (plan.go) in one pass
+// and accepts exactly the bytes Marshal writes for some value of that type:
+// every head in its shortest form, every struct field present with its key
+// in canonical order, nothing else. Unmarshal's general path decodes with
+// fxamacker and then re-encodes to compare, which decides the same thing at
+// several times the cost; FuzzCanonicalMatchesReencode holds the two to the
+// same verdict and the same decoded value on every input.
+
+// CBOR major types, shifted into place.
+const (
+	majorUint  byte = 0 << 5
+	majorNeg   byte = 1 << 5
+	majorBytes byte = 2 << 5
+	majorText  byte = 3 << 5
+	majorArray byte = 4 << 5
+	majorMap   byte = 5 << 5
+	majorTag   byte = 6 << 5
+	majorOther byte = 7 << 5
+)
+
+const (
+	cborFalse = 0xf4
+	cborTrue  = 0xf5
+	cborNull  = 0xf6
+)
+
+var majorNames = [8]string{"unsigned integer", "negative integer", "byte string", "text string", "array", "map", "tag", "simple value or float"}
+
+// appendHead appends the shortest head of major type major with argument n.
+func appendHead(b []byte, major byte, n uint64) []byte {
+	switch {
+	case n < 24:
+		return append(b, major|byte(n))
+	case n <= 0xff:
+		return append(b, major|24, byte(n))
+	case n <= 0xffff:
+		return binary.BigEndian.AppendUint16(append(b, major|25), uint16(n))
+	case n <= 0xffffffff:
+		return binary.BigEndian.AppendUint32(append(b, major|26), uint32(n))
+	default:
+		return binary.BigEndian.AppendUint64(append(b, major|27), n)
+	}
+}
+
+// unmarshalDirect decodes data into a fresh value of p's type and stores it
+// in v (a settable value of that type) only on success.
+func unmarshalDirect(data []byte, p *plan, v reflect.Value) error {
+	fresh := reflect.New(p.typ).Elem()
+	d := decoder{data: data}
+	if err := d.value(p, fresh, 0); err != nil {
+		return err
+	}
+	if d.off != len(data) {
+		return fmt.Errorf("%d trailing bytes: %w", len(data)-d.off, ErrNotCanonical)
+	}
+	v.Set(fresh)
+	return nil
+}
+
+type decoder struct {
+	data []byte
+	off  int
+}
+
+// value reads the next item into v following p. depth is the nesting the
+// item sits at, counted as fxamacker's well-formedness check counts it.
+func (d *decoder) value(p *plan, v reflect.Value, depth int) error {
+	switch p.kind {
+	case planBool:
+		b, err := d.peek()
+		if err != nil {
+			return err
+		}
+		if b != cborFalse && b != cborTrue {
+			return d.typeError(b, "a bool")
+		}
+		d.off++
+		v.SetBool(b == cborTrue)
+	case planUint:
+		n, err := d.head(majorUint)
+		if err != nil {
+			return err
+		}
+		if p.bits < 64 && n>>p.bits != 0 {
+			return fmt.Errorf("integer %d overflows %s", n, p.typ)
+		}
+		v.SetUint(n)
+	case planInt:
+		return d.int(p, v)
+	case planString:
+		b, err := d.str(majorText)
+		if err != nil {
+			return err
+		}
+		if !utf8.Valid(b) {
+			return errors.New("text string is not valid UTF-8")
+		}
+		v.SetString(string(b))
+	case planBytes:
+		b, err := d.str(majorBytes)
+		if err != nil {
+			return err
+		}
+		// Never nil, as fxamacker decodes an empty byte string.
+		v.SetBytes(append(make([]byte, 0, len(b)), b...))
+	case planByteArray:
+		b, err := d.str(majorBytes)
+		if err != nil {
+			return err
+		}
+		if len(b) != p.n {
+			return fmt.Errorf("byte string of %d bytes for %s: %w", len(b), p.typ, ErrNotCanonical)
+		}
+		copy(v.Bytes(), b)
+	case planSlice:
+		return d.slice(p, v, depth)
+	case planPointer:
+		b, err := d.peek()
+		if err != nil {
+			return err
+		}
+		if b == cborNull {
+			d.off++
+			v.SetZero()
+			return nil
+		}
+		target := reflect.New(p.elem.typ)
+		if err := d.value(p.elem, target.Elem(), depth); err != nil {
+			return err
+		}
+		v.Set(target)
+	case planStruct:
+		return d.structure(p, v, depth)
+	case planLink:
+		return d.link(v.Addr().Interface().(*Link))
+	case planCustom:
+		return d.custom(p, v, depth)
+	default:
+		return fmt.Errorf("codec: no decoder for plan kind %d", p.kind)
+	}
+	return nil
+}
+
+func (d *decoder) int(p *plan, v reflect.Value) error {
+	b, err := d.peek()
+	if err != nil {
+		return err
+	}
+	major := b & 0xe0
+	if major != majorUint && major != majorNeg {
+		return d.typeError(b, "an integer")
+	}
+	n, err := d.head(major)
+	if err != nil {
+		return err
+	}
+	// Both signs reach at most 2^(bits-1)-1 in the argument: -1-n is the
+	// most negative value for n = 2^(bits-1)-1.
+	if n>>(p.bits-1) != 0 {
+		return fmt.Errorf("integer overflows %s", p.typ)
+	}
+	if major == majorNeg {
+		v.SetInt(-1 - int64(n))
+	} else {
+		v.SetInt(int64(n))
+	}
+	return nil
+}
+
+func (d *decoder) slice(p *plan, v reflect.Value, depth int) error {
+	n, err := d.head(majorArray)
+	if err != nil {
+		return err
+	}
+	if n > maxArray {
+		return fmt.Errorf("array of %d elements exceeds the limit of %d", n, maxArray)
+	}
+	// Every element takes at least a byte: a count the data cannot hold
+	// is refused before allocating for it.
+	if n > uint64(len(d.data)-d.off) {
+		return io.ErrUnexpectedEOF
+	}
+	s := reflect.MakeSlice(p.typ, int(n), int(n))
+	for i := range int(n) {
+		if err := d.value(p.elem, s.Index(i), depth+1); err != nil {
+			return fmt.Errorf("element %d: %w", i, err)
+		}
+	}
+	v.Set(s)
+	return nil
+}
+
+func (d *decoder) structure(p *plan, v reflect.Value, depth int) error {
+	if !bytes.HasPrefix(d.data[d.off:], p.head) {
+		b, err := d.peek()
+		if err != nil {
+			return err
+		}
+		if b&0xe0 != majorMap {
+			return d.typeError(b, "a map")
+		}
+		return fmt.Errorf("%s: map head % x, want %d fields (% x): %w", p.typ, d.data[d.off:min(d.off+9, len(d.data))], len(p.fields), p.head, ErrNotCanonical)
+	}
+	d.off += len(p.head)
+	for i := range p.fields {
+		f := &p.fields[i]
+		if !bytes.HasPrefix(d.data[d.off:], f.key) {
+			return fmt.Errorf("%s: field %q does not come next (a field is missing, unknown, or out of order): %w", p.typ, f.name, ErrNotCanonical)
+		}
+		d.off += len(f.key)
+		fv := v.Field(f.index[0])
+		for _, j := range f.index[1:] {
+			fv = fv.Field(j)
+		}
+		if err := d.value(f.plan, fv, depth+1); err != nil {
+			return fmt.Errorf("field %q: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// link reads a Link exactly as Link.UnmarshalCBOR and then MarshalCBOR
+// would accept it: null, or tag 42 over a byte string of 0x00 and a binary
+// CID that re-serializes to the same bytes.
+func (d *decoder) link(l *Link) error {
+	b, err := d.peek()
+	if err != nil {
+		return err
+	}
+	if b == cborNull {
+		d.off++
+		*l = Link{}
+		return nil
+	}
+	if !bytes.HasPrefix(d.data[d.off:], []byte{majorTag | 24, linkTag}) {
+		return fmt.Errorf("link: want tag 42 (d8 2a) or null, got % x", d.data[d.off:min(d.off+3, len(d.data))])
+	}
+	d.off += 2
+	raw, err := d.str(majorBytes)
+	if err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	if len(raw) < 2 || raw[0] != 0x00 {
+		return fmt.Errorf("link: content must be 0x00 followed by a binary CID")
+	}
+	n, c, err := cid.CidFromBytes(raw[1:])
+	if err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	if n != len(raw)-1 {
+		return fmt.Errorf("link: %d trailing bytes after CID", len(raw)-1-n)
+	}
+	if c.KeyString() != string(raw[1:]) {
+		return fmt.Errorf("link: CID does not re-encode to its bytes: %w", ErrNotCanonical)
+	}
+	*l = Link{c}
+	return nil
+}
+
+// custom reads a type with its own MarshalCBOR and UnmarshalCBOR the way
+// the general path does: the item goes to UnmarshalCBOR (after any
+// self-described CBOR tags, which fxamacker strips), and MarshalCBOR of
+// the value must give the item back. The encoder would also check that
+// output for well-formedness and valid built-in tags; skipItem checked the
+// item, which is the same bytes, for both. An item the plan's memo
+// remembers is not read again.
+func (d *decoder) custom(p *plan, v reflect.Value, depth int) error {
+	start := d.off
+	end, err := skipItem(d.data, start, depth)
+	if err != nil {
+		return err
+	}
+	d.off = end
+	item := d.data[start:end]
+	if p.memo != nil && p.memo.get(item, v) {
+		return nil
+	}
+	ptr := v.Addr().Interface()
+	if err := ptr.(cbor.Unmarshaler).UnmarshalCBOR(stripSelfDescribed(item)); err != nil {
+		return err
+	}
+	again, err := ptr.(cbor.Marshaler).MarshalCBOR()
+	if err != nil {
+		return fmt.Errorf("re-encode %s: %w", v.Type(), err)
+	}
+	if !bytes.Equal(again, item) {
+		return fmt.Errorf("%s: %w", v.Type(), ErrNotCanonical)
+	}
+	if p.memo != nil {
+		p.memo.put(item, v)
+	}
+	return nil
+}
+
+func (d *decoder) peek() (byte, error) {
+	if d.off >= len(d.data) {
+		return 0, io.ErrUnexpectedEOF
+	}
+	return d.data[d.off], nil
+}
+
+// head reads the head of an item that must be of major type major, with
+// its argument in the shortest form.
+func (d *decoder) head(major byte) (uint64, error) {
+	b, err := d.peek()
+	if err != nil {
+		return 0, err
+	}
+	if b&0xe0 != major {
+		return 0, d.typeError(b, "a "+majorNames[major>>5])
+	}
+	ai := b & 0x1f
+	if ai < 24 {
+		d.off++
+		return uint64(ai), nil
+	}
+	if ai > 27 {
+		return 0, fmt.Errorf("%s with additional information %d (indefinite length or reserved)", majorNames[major>>5], ai)
+	}
+	size := 1 << (ai - 24)
+	if len(d.data)-d.off-1 < size {
+		return 0, io.ErrUnexpectedEOF
+	}
+	arg := d.data[d.off+1 : d.off+1+size]
+	var n, least uint64
+	switch size {
+	case 1:
+		n, least = uint64(arg[0]), 24
+	case 2:
+		n, least = uint64(binary.BigEndian.Uint16(arg)), 1<<8
+	case 4:
+		n, least = uint64(binary.BigEndian.Uint32(arg)), 1<<16
+	default:
+		n, least = binary.BigEndian.Uint64(arg), 1<<32
+	}
+	if n < least {
+		return 0, fmt.Errorf("%s argument %d in %d bytes, not the shortest form: %w", majorNames[major>>5], n, size, ErrNotCanonical)
+	}
+	d.off += 1 + size
+	return n, nil
+}
+
+// str reads a definite string of major type major and returns its bytes,
+// which alias the input.
+func (d *decoder) str(major byte) ([]byte, error) {
+	n, err := d.head(major)
+	if err != nil {
+		return nil, err
+	}
+	if n > uint64(len(d.data)-d.off) {
+		return nil, io.ErrUnexpectedEOF
+	}
+	b := d.data[d.off : d.off+int(n)]
+	d.off += int(n)
+	return b, nil
+}
+
+func (d *decoder) typeError(b byte, want string) error {
+	if b>>5 == 7 {
+		return fmt.Errorf("found simple value or float 0x%02x where %s belongs", b, want)
+	}
+	return fmt.Errorf("found a %s where %s belongs", majorNames[b>>5], want)
+}

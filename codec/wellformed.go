@@ -1,0 +1,166 @@
+package codec
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// selfDescribedTag is CBOR's "this is CBOR" tag, which fxamacker drops
+// before handing an item to UnmarshalCBOR.
+const selfDescribedTag = 55799
+
+var errIndefinite = errors.New("indefinite-length items are not allowed")
+
+// skipItem returns the end of the well-formed item at off, as fxamacker's
+// well-formedness check under decMode's options judges it: any head form,
+// definite lengths only, at most maxDepth nested arrays, maps and tags
+// (depth is the nesting the item sits at), maxArray elements, maxMapPairs
+// pairs; and with the content of built-in tags 0 to 3 of the right type,
+// as the encoder checks what a MarshalCBOR returns. It is for the items a
+// custom UnmarshalCBOR gets; their canonical form is checked by
+// re-encoding them.
+func skipItem(data []byte, off, depth int) (int, error) {
+	major, ai, n, off, err := anyHead(data, off)
+	if err != nil {
+		return 0, err
+	}
+	switch major {
+	case majorBytes, majorText:
+		if ai == 31 {
+			return 0, errIndefinite
+		}
+		if n > uint64(len(data)-off) {
+			return 0, io.ErrUnexpectedEOF
+		}
+		return off + int(n), nil
+	case majorArray, majorMap:
+		depth++
+		if depth > maxDepth {
+			return 0, fmt.Errorf("nesting exceeds %d levels", maxDepth)
+		}
+		if ai == 31 {
+			return 0, errIndefinite
+		}
+		if n > math.MaxInt {
+			return 0, fmt.Errorf("%s of %d elements overflows int", majorNames[major>>5], n)
+		}
+		items := n
+		if major == majorArray && n > maxArray {
+			return 0, fmt.Errorf("array of %d elements exceeds the limit of %d", n, maxArray)
+		}
+		if major == majorMap {
+			if n > maxMapPairs {
+				return 0, fmt.Errorf("map of %d pairs exceeds the limit of %d", n, maxMapPairs)
+			}
+			items = 2 * n
+		}
+		for range items {
+			if off, err = skipItem(data, off, depth); err != nil {
+				return 0, err
+			}
+		}
+		return off, nil
+	case majorTag:
+		// A chain of tags counts one level per tag after the first.
+		for {
+			if off == len(data) {
+				return 0, io.ErrUnexpectedEOF
+			}
+			if err := checkBuiltinTag(n, data[off]); err != nil {
+				return 0, err
+			}
+			if data[off]&0xe0 != majorTag {
+				break
+			}
+			if _, _, n, off, err = anyHead(data, off); err != nil {
+				return 0, err
+			}
+			depth++
+			if depth > maxDepth {
+				return 0, fmt.Errorf("nesting exceeds %d levels", maxDepth)
+			}
+		}
+		return skipItem(data, off, depth)
+	}
+	return off, nil // integers, simple values, floats
+}
+
+// anyHead reads a head in any of its forms. ai 31 is returned for the
+// string and container types (the caller refuses it) and is an error for
+// the others, as are ai 28 to 30 and the two-byte simple values below 32.
+func anyHead(data []byte, off int) (major, ai byte, n uint64, next int, err error) {
+	if off >= len(data) {
+		return 0, 0, 0, 0, io.ErrUnexpectedEOF
+	}
+	major, ai = data[off]&0xe0, data[off]&0x1f
+	off++
+	switch {
+	case ai < 24:
+		return major, ai, uint64(ai), off, nil
+	case ai <= 27:
+		size := 1 << (ai - 24)
+		if len(data)-off < size {
+			return 0, 0, 0, 0, io.ErrUnexpectedEOF
+		}
+		arg := data[off : off+size]
+		switch size {
+		case 1:
+			n = uint64(arg[0])
+			if major == majorOther && n < 32 {
+				return 0, 0, 0, 0, fmt.Errorf("invalid simple value %d", n)
+			}
+		case 2:
+			n = uint64(binary.BigEndian.Uint16(arg))
+		case 4:
+			n = uint64(binary.BigEndian.Uint32(arg))
+		default:
+			n = binary.BigEndian.Uint64(arg)
+		}
+		return major, ai, n, off + size, nil
+	case ai == 31:
+		switch major {
+		case majorBytes, majorText, majorArray, majorMap:
+			return major, ai, 0, off, nil
+		}
+		return 0, 0, 0, 0, fmt.Errorf("%s with indefinite length or a stray break", majorNames[major>>5])
+	}
+	return 0, 0, 0, 0, fmt.Errorf("%s with reserved additional information %d", majorNames[major>>5], ai)
+}
+
+// stripSelfDescribed drops leading self-described CBOR tags (in any head
+// form) from a well-formed item.
+func stripSelfDescribed(item []byte) []byte {
+	for len(item) > 0 && item[0]&0xe0 == majorTag {
+		_, _, n, next, err := anyHead(item, 0)
+		if err != nil || n != selfDescribedTag {
+			break
+		}
+		item = item[next:]
+	}
+	return item
+}
+
+// checkBuiltinTag checks the first byte of a tag's content against the
+// types RFC 8949 gives tags 0 (date text), 1 (epoch time), 2 and 3
+// (bignums).
+func checkBuiltinTag(tag uint64, content byte) error {
+	major := content & 0xe0
+	var ok bool
+	switch tag {
+	case 0:
+		ok = major == majorText
+	case 1:
+		ok = major == majorUint || major == majorNeg || (content >= 0xf9 && content <= 0xfb)
+	case 2, 3:
+		ok = major == majorBytes
+	default:
+		return nil
+	}
+	if !ok {
+		return fmt.Errorf("tag %d over a %s", tag, majorNames[major>>5])
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package verify_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/affine-ledger/ledger/archive"
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+// exportOf builds spec and exports it: the header, then each section
+// (CID and data).
+func exportOf(t *testing.T, spec verifytest.Spec) ([]byte, [][]byte) {
+	t.Helper()
+	dir, _ := buildAt(t, spec)
+	s, err := verify.OpenStore(copyStore(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var buf bytes.Buffer
+	if _, err := archive.Export(s, &buf); err != nil {
+		t.Fatal(err)
+	}
+	car := buf.Bytes()
+	n, k := binary.Uvarint(car)
+	header := car[:k+int(n)]
+	var secs [][]byte
+	for rest := car[k+int(n):]; len(rest) > 0; {
+		n, k := binary.Uvarint(rest)
+		secs = append(secs, rest[k:k+int(n)])
+		rest = rest[k+int(n):]
+	}
+	return header, secs
+}
+
+func joinCAR(header []byte, secs [][]byte) []byte {
+	out := bytes.Clone(header)
+	for _, s := range secs {
+		out = binary.AppendUvarint(out, uint64(len(s)))
+		out = append(out, s...)
+	}
+	return out
+}
+
+// withRoot is header with root i replaced.
+func withRoot(t *testing.T, header []byte, i int, root codec.Link) []byte {
+	t.Helper()
+	var h struct {
+		Roots   []codec.Link `cbor:"roots"`
+		Version uint64       `cbor:"version"`
+	}
+	n, k := binary.Uvarint(header)
+	if err := codec.Unmarshal(header[k:k+int(n)], &h); err != nil {
+		t.Fatal(err)
+	}
+	h.Roots[i] = root
+	hb, err := codec.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(binary.AppendUvarint(nil, uint64(len(hb))), hb...)
+}
+
+func sectionBlock(t *testing.T, sec []byte) *ledger.Block {
+	t.Helper()
+	b, err := ledger.DecodeBlock(sec[36:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestVerifyCARRootOfFailedChain: a chain that fails before its end
+// still has its root checked, against the last block the archive files
+// in it, so damage to the header is reported whatever else is damaged.
+func TestVerifyCARRootOfFailedChain(t *testing.T) {
+	t.Parallel()
+	// Sections: chain 0 is 0..3 (block, transcript, block, transcript),
+	// chain 1 is 4..7.
+	header, secs := exportOf(t, verifytest.Spec{Validators: 2, Blocks: 2, PerBlock: 1, Envs: []string{"mult8"}})
+	secs[1] = bytes.Clone(secs[1])
+	secs[1][len(secs[1])-1] ^= 1
+	header = withRoot(t, header, 0, codec.LinkTo(codec.Sum([]byte("elsewhere"))))
+	rep := verifyCARBytes(joinCAR(header, secs)).rep
+	v0 := sectionBlock(t, secs[0]).Validator.String()
+	if len(rep.Failures) != 2 {
+		t.Fatalf("want the transcript and the root: %v", rep.Failures)
+	}
+	if f := rep.Failures[0]; f.Validator != v0 || f.Height != 0 || f.Transcript != 0 {
+		t.Fatalf("first failure %v, want chain 0's transcript 0", f)
+	}
+	if f := rep.Failures[1]; f.Validator != v0 || f.Height != 1 || !strings.Contains(f.Reason, "root 0 is") || !strings.Contains(f.Reason, "section 2 at byte") {
+		t.Fatalf("second failure %v, want root 0 against chain 0's last block (section 2)", f)
+	}
+}
+
+// TestVerifyCARReadsOnAfterChainOrder: a block of an earlier validator
+// inside a later chain (or a damaged validator key) fails there, and the
+// archive is read on: the roots show that the chain stopped short.
+func TestVerifyCARReadsOnAfterChainOrder(t *testing.T) {
+	t.Parallel()
+	// Chain i is sections 4i..4i+3; section 10 is chain 2's block 1.
+	header, secs := exportOf(t, verifytest.Spec{Validators: 3, Blocks: 2, PerBlock: 1, Envs: []string{"mult8"}})
+	secs[10] = secs[2]
+	rep := verifyCARBytes(joinCAR(header, secs)).rep
+	if len(rep.Failures) != 2 {
+		t.Fatalf("want the order and the root: %v", rep.Failures)
+	}
+	if f := rep.Failures[0]; !strings.Contains(f.Reason, "section 10 at byte") || !strings.Contains(f.Reason, "increasing validator order") {
+		t.Fatalf("first failure %v", f)
+	}
+	v2 := sectionBlock(t, secs[8]).Validator.String()
+	if f := rep.Failures[1]; f.Validator != v2 || f.Height != 0 || !strings.Contains(f.Reason, "root 2 is") {
+		t.Fatalf("second failure %v, want root 2 against chain 2's block 0", f)
+	}
+}

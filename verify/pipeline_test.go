@@ -1,0 +1,98 @@
+package verify_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/affine-ledger/ledger/archive"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+// TestPipelineStopsAtFirstFailure damages a transcript far past the
+// window the parallel stage reads ahead, in a block of more transcripts
+// than the window: store and archive, one worker or several, the report
+// names that transcript and counts none after it, and an undamaged copy
+// verifies whole.
+func TestPipelineStopsAtFirstFailure(t *testing.T) {
+	t.Parallel()
+	const perBlock, bad = 150, 130
+	spec := verifytest.Spec{Validators: 1, Blocks: 2, PerBlock: perBlock, Envs: []string{"mult8"}}
+	base, ks := build(t, spec)
+	damaged := copyStore(t, base)
+	s := open(t, damaged)
+	blk, err := s.BlockAt(ks[0].Public(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := blk.Transcripts[bad].Cid
+	raw, err := s.Object(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	raw[len(raw)/2] ^= 0x01
+	if err := ledgertest.OverwriteObject(damaged, target, raw); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, workers := range []int{1, 4} {
+		for _, tc := range []struct {
+			name string
+			dir  string
+			ok   bool
+		}{{"intact", base, true}, {"damaged", damaged, false}} {
+			for _, via := range []string{"store", "car"} {
+				t.Run(fmt.Sprintf("workers=%d/%s/%s", workers, tc.name, via), func(t *testing.T) {
+					rep := auditWith(t, tc.dir, via, workers)
+					if tc.ok {
+						if !rep.OK || rep.Transcripts != 2*perBlock {
+							t.Fatalf("intact ledger: ok %v, %d transcripts, failures %+v", rep.OK, rep.Transcripts, rep.Failures)
+						}
+						return
+					}
+					if len(rep.Failures) != 1 {
+						t.Fatalf("failures %+v, want one", rep.Failures)
+					}
+					f := rep.Failures[0]
+					if f.Height != 1 || f.Transcript != bad || !strings.Contains(f.Reason, target.String()) {
+						t.Fatalf("failure %+v, want height 1 transcript %d (%s)", f, bad, target)
+					}
+					if want := perBlock + bad + 1; rep.Transcripts != want {
+						t.Fatalf("%d transcripts counted, want %d: none after the failure", rep.Transcripts, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+func auditWith(t *testing.T, dir, via string, workers int) verify.Report {
+	t.Helper()
+	s := open(t, dir)
+	defer s.Close()
+	opts := verify.Options{Challenges: verify.NewMemSet(), Workers: workers}
+	if via == "car" {
+		var buf bytes.Buffer
+		if _, err := archive.Export(s, &buf); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := verify.VerifyCAR(&buf, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	heads, err := verify.StoreHeads(s, verify.StoreScope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.VerifyStore(s, heads, verify.StoreScope{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}

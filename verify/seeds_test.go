@@ -1,0 +1,178 @@
+package verify_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+// forked has the number of block 0's anchor (verifytest.BlockAnchor(0))
+// and another hash: a chain block no block of the tests' chains records.
+var forked = ledger.Anchor{Number: 1, Hash: ledger.Hash{0xf0, 0x4c}}
+
+// redraw makes t's challenge the counter-th drawn at anchor, as recorded:
+// a consistent record of a challenge the validator did not draw.
+func redraw(t *ledger.Transcript, anchor ledger.Anchor, counter uint64) {
+	s := &ledger.Seed{Anchor: anchor, Counter: counter}
+	id, err := s.Derive(t.Validator, t.Env, t.EnvVersion)
+	if err != nil {
+		panic(err)
+	}
+	t.Seed, t.Challenge = s, id
+}
+
+// TestResignedSeed alters the seed of a format-2 transcript of block 1 and
+// has its validator sign the block again around it (the store would have
+// refused the record): verify must fail at that transcript, saying what
+// is wrong with its seed. The block is otherwise valid: a harmless edit
+// through the same path fails only later, at block 2, which still links
+// the block it replaced.
+func TestResignedSeed(t *testing.T) {
+	t.Parallel()
+	base, ks := build(t, verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 4, Envs: []string{"mult8"}})
+	cases := []struct {
+		name string
+		edit func(*ledger.Transcript)
+		want string
+	}{
+		{"counter", func(t *ledger.Transcript) { t.Seed = &ledger.Seed{Anchor: t.Seed.Anchor, Counter: t.Seed.Counter + 1} },
+			"counter 4 derives seed"},
+		{"anchor hash", func(t *ledger.Transcript) {
+			a := t.Seed.Anchor
+			a.Hash[0] ^= 1
+			t.Seed = &ledger.Seed{Anchor: a, Counter: t.Seed.Counter}
+		}, "derives seed"},
+		{"anchor number", func(t *ledger.Transcript) {
+			a := t.Seed.Anchor
+			a.Number--
+			t.Seed = &ledger.Seed{Anchor: a, Counter: t.Seed.Counter}
+		}, "seed anchor 1 (" + verifytest.BlockAnchor(1).Hash.String() + ") is not recorded by this chain"},
+		{"anchor not recorded", func(t *ledger.Transcript) { redraw(t, forked, 7) }, "seed anchor 1 (" + forked.Hash.String() + ") is not recorded"},
+		{"anchor of a later block", func(t *ledger.Transcript) { redraw(t, verifytest.BlockAnchor(2), 7) }, "is newer than the block's anchor 2"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := copyStore(t, base)
+			bc, tcid, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, tc.edit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := verifyDir(t, dir, verify.StoreScope{})
+			onlyFailure(t, rep, ks[0], 1, bc, 3, tc.want)
+			if !strings.Contains(rep.Failures[0].Reason, tcid.String()) {
+				t.Fatalf("the failure does not name transcript %s: %s", tcid, rep.Failures[0].Reason)
+			}
+		})
+	}
+
+	// Controls. Drawn at block 0's anchor, which the chain recorded: the
+	// seed passes, and only re-execution sees that the conversation is of
+	// another challenge.
+	dir := copyStore(t, base)
+	bc, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *ledger.Transcript) { redraw(t, verifytest.BlockAnchor(0), 7) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{}), ks[0], 1, bc, 3, "prompt")
+	// A harmless edit: block 1 passes, block 2 links the old block.
+	dir = copyStore(t, base)
+	if _, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *ledger.Transcript) { t.LatencyMS++ }); err != nil {
+		t.Fatal(err)
+	}
+	rep := verifyDir(t, dir, verify.StoreScope{})
+	onlyFailure(t, rep, ks[0], 2, cid.Undef, -1, "prev links")
+	if rep.SeedsExact != 8 {
+		t.Fatalf("seeds exact %d before block 2 failed, want 8", rep.SeedsExact)
+	}
+}
+
+// TestResignedSeedFormat1: in a format-1 ledger, a seed no recorded anchor
+// derives is counted, and fails only in strict mode.
+func TestResignedSeedFormat1(t *testing.T) {
+	t.Parallel()
+	spec := verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 4, Envs: []string{"mult8"}, Format: ledger.TranscriptFormatV1}
+	dir, ks := build(t, spec)
+	bc, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *ledger.Transcript) { t.Challenge.Seed[0] ^= 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{}), ks[0], 1, bc, 3, "seed of challenge")
+	s := open(t, dir)
+	defer s.Close()
+	heads, err := verify.StoreHeads(s, verify.StoreScope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.VerifyStore(s, heads, verify.StoreScope{}, verify.Options{Challenges: verify.NewMemSet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not strict: block 1 passes with one seed unverified, block 2 fails
+	// on its link to the block replaced.
+	onlyFailure(t, rep, ks[0], 2, cid.Undef, -1, "prev links")
+	if rep.SeedsUnverified != 1 || rep.SeedsDerived != 7 || rep.SeedsExact != 0 {
+		t.Fatalf("seeds derived %d unverified %d exact %d, want 7, 1, 0", rep.SeedsDerived, rep.SeedsUnverified, rep.SeedsExact)
+	}
+}
+
+// TestSeedsFromHeight: audited from height 2, a duel drawn at block 0's
+// anchor is placed by looking below the first block verified; an anchor
+// no block records is not.
+func TestSeedsFromHeight(t *testing.T) {
+	t.Parallel()
+	spec := verifytest.Spec{Validators: 1, Blocks: 4, PerBlock: 3, Envs: []string{"mult8"}, Start: func(int) int { return 0 }}
+	dir, ks := build(t, spec)
+	v := ks[0].Public()
+	rep := verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2})
+	if !rep.OK || rep.Transcripts != 6 || rep.SeedsExact != 6 {
+		t.Fatalf("from height 2: %+v", rep)
+	}
+
+	spec.Mutate = func(_, b, i int, t *ledger.Transcript) {
+		if b == 3 && i == 1 {
+			redraw(t, forked, 99)
+		}
+	}
+	dir, ks = build(t, spec)
+	blk, _ := stored(t, dir, ks[0], 3)
+	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2}), ks[0], 3, blk.CID, 1, "is not recorded")
+}
+
+// Anchors share a set with challenges without mixing with them.
+func TestAnchorSets(t *testing.T) {
+	t.Parallel()
+	disk, err := verify.NewDiskSet(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	for name, set := range map[string]verify.AnchorSet{"mem": verify.NewMemSet(), "disk": disk} {
+		v := verifytest.Key(1).Public()
+		a := verifytest.BlockAnchor(4)
+		if err := set.AddAnchor(v, a); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []struct {
+			v    keys.PublicKey
+			a    ledger.Anchor
+			want bool
+		}{
+			{v, a, true},
+			{keys.PublicKey{1}, a, false},
+			{v, ledger.Anchor{Number: a.Number, Hash: forked.Hash}, false},
+			{v, ledger.Anchor{Number: a.Number + 1, Hash: a.Hash}, false},
+		} {
+			if got, err := set.HasAnchor(q.v, q.a); err != nil || got != q.want {
+				t.Errorf("%s: HasAnchor(%s, %d %s) = %v, %v; want %v", name, q.v.Short(), q.a.Number, q.a.Hash, got, err, q.want)
+			}
+		}
+	}
+}
