@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -278,8 +279,14 @@ func printDevnetSummary(w io.Writer, s *devnet.Summary) {
 	for _, pr := range s.Problems {
 		p("\nproblem: %s\n", pr)
 	}
+	// The command as this binary was run (bin/ledger under make demo),
+	// so that it can be pasted as it is.
+	prog := "ledger"
+	if filepath.Base(os.Args[0]) == "ledger" {
+		prog = os.Args[0]
+	}
 	p("\nAudit any store yourself (all chains, re-execution on):\n")
 	for _, st := range s.Stores {
-		p("  ledger verify --data %s\n", st.Dir)
+		p("  %s verify --data %s\n", prog, st.Dir)
 	}
 }
