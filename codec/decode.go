@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/fxamacker/cbor/v2"
-	"github.com/ipfs/go-cid"
 )
 
 // The direct decoder reads a value of a planned type (plan.go) in one pass
@@ -255,15 +254,9 @@ func (d *decoder) link(l *Link) error {
 	if err != nil {
 		return fmt.Errorf("link: %w", err)
 	}
-	if len(raw) < 2 || raw[0] != 0x00 {
-		return fmt.Errorf("link: content must be 0x00 followed by a binary CID")
-	}
-	n, c, err := cid.CidFromBytes(raw[1:])
+	c, err := linkCID(raw)
 	if err != nil {
-		return fmt.Errorf("link: %w", err)
-	}
-	if n != len(raw)-1 {
-		return fmt.Errorf("link: %d trailing bytes after CID", len(raw)-1-n)
+		return err
 	}
 	if c.KeyString() != string(raw[1:]) {
 		return fmt.Errorf("link: CID does not re-encode to its bytes: %w", ErrNotCanonical)

@@ -54,18 +54,28 @@ func (l *Link) UnmarshalCBOR(data []byte) error {
 	if err := decMode.Unmarshal(tag.Content, &raw); err != nil {
 		return fmt.Errorf("link: content: %w", err)
 	}
-	if len(raw) < 2 || raw[0] != 0x00 {
-		return fmt.Errorf("link: content must be 0x00 followed by a binary CID")
-	}
-	n, c, err := cid.CidFromBytes(raw[1:])
+	c, err := linkCID(raw)
 	if err != nil {
-		return fmt.Errorf("link: %w", err)
-	}
-	if n != len(raw)-1 {
-		return fmt.Errorf("link: %d trailing bytes after CID", len(raw)-1-n)
+		return err
 	}
 	l.Cid = c
 	return nil
+}
+
+// linkCID reads a link's content (the byte string under tag 42): 0x00,
+// then one binary CID and nothing after it.
+func linkCID(raw []byte) (cid.Cid, error) {
+	if len(raw) < 2 || raw[0] != 0x00 {
+		return cid.Undef, fmt.Errorf("link: content must be 0x00 followed by a binary CID")
+	}
+	n, c, err := cid.CidFromBytes(raw[1:])
+	if err != nil {
+		return cid.Undef, fmt.Errorf("link: %w", err)
+	}
+	if n != len(raw)-1 {
+		return cid.Undef, fmt.Errorf("link: %d trailing bytes after CID", len(raw)-1-n)
+	}
+	return c, nil
 }
 
 // MarshalJSON writes the CID's string form, or null for no link.

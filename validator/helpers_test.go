@@ -49,7 +49,9 @@ func hotkey(t testing.TB, uri string) *keys.Hotkey {
 	return k
 }
 
-func newNet(t testing.TB, specs ...minerSpec) *testNet {
+// chainWith starts a manual local chain with the validator (//Alice) and
+// the named miners registered, and no commitments yet.
+func chainWith(t testing.TB, names []string) *testNet {
 	t.Helper()
 	n := &testNet{key: hotkey(t, "//Alice"), miners: map[string]chain.Contender{}, keys: map[string]*keys.Hotkey{}}
 	g := local.DefaultGenesis()
@@ -57,10 +59,9 @@ func newNet(t testing.TB, specs ...minerSpec) *testNet {
 	g.Tempo = 100_000
 	g.BlockTime = local.Duration(time.Hour)
 	g.Neurons = []local.GenesisNeuron{{Hotkey: n.key.Public(), Stake: 1000, Validator: true}}
-	for _, s := range specs {
-		k := hotkey(t, "//"+s.name)
-		n.keys[s.name] = k
-		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: k.Public(), Stake: 10})
+	for _, name := range names {
+		n.keys[name] = hotkey(t, "//"+name)
+		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: n.keys[name].Public(), Stake: 10})
 	}
 	c, err := local.New(local.Options{Genesis: &g, Manual: true})
 	if err != nil {
@@ -68,6 +69,17 @@ func newNet(t testing.TB, specs ...minerSpec) *testNet {
 	}
 	t.Cleanup(func() { c.Close() })
 	n.chain = c
+	return n
+}
+
+func newNet(t testing.TB, specs ...minerSpec) *testNet {
+	t.Helper()
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.name)
+	}
+	n := chainWith(t, names)
+	c := n.chain
 	ctx := context.Background()
 	for _, s := range specs {
 		st, err := miner.ParseStrategy(s.strategy)

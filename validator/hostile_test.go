@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/chain"
-	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/envs/envtest"
@@ -48,26 +47,12 @@ var hostileWords = map[minertest.HostileMode]string{
 // mode after it, named by its mode.
 func hostileNet(t *testing.T, modes []minertest.HostileMode, opts minertest.HostileOptions) *testNet {
 	t.Helper()
-	n := &testNet{key: hotkey(t, "//Alice"), miners: map[string]chain.Contender{}, keys: map[string]*keys.Hotkey{}}
 	names := []string{"Champ"}
 	for _, m := range modes {
 		names = append(names, string(m))
 	}
-	g := local.DefaultGenesis()
-	g.Seed = "validator test " + t.Name()
-	g.Tempo = 100_000
-	g.BlockTime = local.Duration(time.Hour)
-	g.Neurons = []local.GenesisNeuron{{Hotkey: n.key.Public(), Stake: 1000, Validator: true}}
-	for _, name := range names {
-		n.keys[name] = hotkey(t, "//"+name)
-		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: n.keys[name].Public(), Stake: 10})
-	}
-	c, err := local.New(local.Options{Genesis: &g, Manual: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	n.chain = c
+	n := chainWith(t, names)
+	c := n.chain
 	ctx := context.Background()
 	for _, name := range names {
 		var ep inference.Endpoint

@@ -36,28 +36,19 @@ func checkNewestLog(dir string) error {
 		return err
 	}
 	defer f.Close()
-	r := newLogReader(record.NewReader, f, num)
-	for {
-		at := r.Offset()
-		rec, err := r.Next()
-		if err == nil {
-			_, err = io.Copy(io.Discard, rec)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			data, rerr := os.ReadFile(path)
-			if rerr != nil {
-				return rerr
-			}
-			if i := bytes.Index(data[min(int(at)+1, len(data)):], eofTrailer(num)); i >= 0 {
-				return fmt.Errorf("%w: log %s: the record at byte %d is damaged (%v), yet the log was closed cleanly (its end-of-file trailer is at byte %d): opening the store would take the damage for a torn tail and drop every record from there on",
-					ErrDamagedFile, name, at, err, int(at)+1+i)
-			}
-			return nil
-		}
+	at, err := firstDamaged(newLogReader(record.NewReader, f, num))
+	if err == nil {
+		return nil
 	}
+	data, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return rerr
+	}
+	if i := bytes.Index(data[min(int(at)+1, len(data)):], eofTrailer(num)); i >= 0 {
+		return fmt.Errorf("%w: log %s: the record at byte %d is damaged (%v), yet the log was closed cleanly (its end-of-file trailer is at byte %d): opening the store would take the damage for a torn tail and drop every record from there on",
+			ErrDamagedFile, name, at, err, int(at)+1+i)
+	}
+	return nil
 }
 
 // checkManifest reads the store's current MANIFEST, the list of its
@@ -74,21 +65,11 @@ func checkManifest(dir, name string) error {
 		return err
 	}
 	defer f.Close()
-	r := newLogReader(record.NewReader, f, 0)
-	for {
-		at := r.Offset()
-		rec, err := r.Next()
-		if err == nil {
-			_, err = io.Copy(io.Discard, rec)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %s: the record at byte %d is damaged or torn (%v): opening the store would drop it and every table change after it",
-				ErrDamagedFile, name, at, err)
-		}
+	if at, err := firstDamaged(newLogReader(record.NewReader, f, 0)); err != nil {
+		return fmt.Errorf("%w: %s: the record at byte %d is damaged or torn (%v): opening the store would drop it and every table change after it",
+			ErrDamagedFile, name, at, err)
 	}
+	return nil
 }
 
 // currentManifest names the MANIFEST the marker file points at: Pebble
@@ -151,4 +132,22 @@ func eofTrailer(num uint64) []byte {
 // type of Pebble's internal package that this package cannot name.
 func newLogReader[N ~uint64](newReader func(io.Reader, N) *record.Reader, r io.Reader, num uint64) *record.Reader {
 	return newReader(r, N(num))
+}
+
+// firstDamaged reads every record to its end and returns the offset and
+// error of the first that does not check out, nil at a clean end.
+func firstDamaged(r *record.Reader) (int64, error) {
+	for {
+		at := r.Offset()
+		rec, err := r.Next()
+		if err == nil {
+			_, err = io.Copy(io.Discard, rec)
+		}
+		if errors.Is(err, io.EOF) {
+			return 0, nil
+		}
+		if err != nil {
+			return at, err
+		}
+	}
 }
