@@ -178,17 +178,21 @@ var targets = []target{
 // t if they disagree on acceptance or on the value.
 func checkSame(t testing.TB, tg target, data []byte) {
 	t.Helper()
-	direct, general := tg.new(), tg.new()
+	direct, general, borrowed := tg.new(), tg.new(), tg.new()
 	errD := codec.Unmarshal(data, direct)
 	errG := codec.UnmarshalReencode(data, general)
-	if (errD == nil) != (errG == nil) {
-		t.Fatalf("%s: % x: direct says %v, general says %v", tg.name, data, errD, errG)
+	errB := codec.UnmarshalBorrowed(data, borrowed)
+	if (errD == nil) != (errG == nil) || (errD == nil) != (errB == nil) {
+		t.Fatalf("%s: % x: direct says %v, general says %v, borrowed says %v", tg.name, data, errD, errG, errB)
 	}
 	if errD != nil {
 		return
 	}
 	if !reflect.DeepEqual(direct, general) {
 		t.Fatalf("%s: % x: direct decoded %#v, general %#v", tg.name, data, direct, general)
+	}
+	if !reflect.DeepEqual(direct, borrowed) {
+		t.Fatalf("%s: % x: direct decoded %#v, borrowed %#v", tg.name, data, direct, borrowed)
 	}
 	again, err := codec.Marshal(direct)
 	if err != nil || !bytes.Equal(again, data) {

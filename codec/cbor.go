@@ -52,7 +52,27 @@ func init() {
 }
 
 // Marshal returns the canonical DAG-CBOR encoding of v.
+//
+// Values of record types (those Unmarshal reads with its direct decoder)
+// are written by a direct encoder walking the type's plan (encode.go); any
+// other value is written by fxamacker's encoder. Both write the same bytes
+// for the same value and refuse the same values.
 func Marshal(v any) ([]byte, error) {
+	if rv := reflect.ValueOf(v); rv.IsValid() {
+		if p := planFor(rv.Type()); p != nil {
+			b, err := marshalDirect(p, rv)
+			if err != nil {
+				return nil, fmt.Errorf("codec: encode %T: %w", v, err)
+			}
+			return b, nil
+		}
+	}
+	return marshalGeneral(v)
+}
+
+// marshalGeneral is Marshal's general path: fxamacker's encoder, the
+// reference the direct encoder is held to.
+func marshalGeneral(v any) ([]byte, error) {
 	b, err := encMode.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("codec: encode %T: %w", v, err)
@@ -71,13 +91,22 @@ func Marshal(v any) ([]byte, error) {
 // encoding (decode.go); any other type is decoded by fxamacker, re-encoded
 // and compared. The two accept the same inputs and give the same values.
 // On error, v may be partly written by the second path, never by the first.
-func Unmarshal(data []byte, v any) error {
+func Unmarshal(data []byte, v any) error { return unmarshal(data, v, false) }
+
+// UnmarshalBorrowed is Unmarshal without copying strings: the text and
+// byte strings it writes into v share memory with data, which must then
+// not change while v is in use. It saves an audit the copy (and the
+// garbage) of every message of every transcript it only checks. A type
+// without a direct plan is decoded the general way, with copies.
+func UnmarshalBorrowed(data []byte, v any) error { return unmarshal(data, v, true) }
+
+func unmarshal(data []byte, v any, borrow bool) error {
 	if len(data) > MaxRecordBytes {
 		return fmt.Errorf("codec: record of %d bytes exceeds the %d-byte limit", len(data), MaxRecordBytes)
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		if p := planFor(rv.Type().Elem()); p != nil {
-			if err := unmarshalDirect(data, p, rv.Elem()); err != nil {
+			if err := unmarshalDirect(data, p, rv.Elem(), borrow); err != nil {
 				return fmt.Errorf("codec: decode %T: %w", v, err)
 			}
 			return nil

@@ -134,3 +134,35 @@ func TestLinkMarshalMatchesTag(t *testing.T) {
 		t.Fatalf("no link: % x", got)
 	}
 }
+
+// TestUnmarshalBorrowedAliases checks what UnmarshalBorrowed promises and
+// Unmarshal must not do: the strings it decodes share the input's memory.
+func TestUnmarshalBorrowedAliases(t *testing.T) {
+	type rec struct {
+		S string `cbor:"s"`
+		B []byte `cbor:"b"`
+	}
+	data, err := Marshal(rec{S: "hello", B: []byte("world")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copied, borrowed rec
+	if err := Unmarshal(data, &copied); err != nil {
+		t.Fatal(err)
+	}
+	if err := UnmarshalBorrowed(data, &borrowed); err != nil {
+		t.Fatal(err)
+	}
+	for i := range data {
+		data[i] = 'x'
+	}
+	if copied.S != "hello" || string(copied.B) != "world" {
+		t.Fatalf("Unmarshal's strings changed with the input: %q %q", copied.S, copied.B)
+	}
+	if borrowed.S != "xxxxx" || string(borrowed.B) != "xxxxx" {
+		t.Fatalf("UnmarshalBorrowed copied: %q %q", borrowed.S, borrowed.B)
+	}
+	if cap(borrowed.B) != len(borrowed.B) {
+		t.Fatalf("a borrowed byte string can grow over the input: cap %d len %d", cap(borrowed.B), len(borrowed.B))
+	}
+}

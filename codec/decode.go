@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/fxamacker/cbor/v2"
 )
@@ -58,9 +59,9 @@ func appendHead(b []byte, major byte, n uint64) []byte {
 
 // unmarshalDirect decodes data into a fresh value of p's type and stores it
 // in v (a settable value of that type) only on success.
-func unmarshalDirect(data []byte, p *plan, v reflect.Value) error {
+func unmarshalDirect(data []byte, p *plan, v reflect.Value, borrow bool) error {
 	fresh := reflect.New(p.typ).Elem()
-	d := decoder{data: data}
+	d := decoder{data: data, borrow: borrow}
 	if err := d.value(p, fresh, 0); err != nil {
 		return err
 	}
@@ -74,6 +75,9 @@ func unmarshalDirect(data []byte, p *plan, v reflect.Value) error {
 type decoder struct {
 	data []byte
 	off  int
+	// borrow makes text and byte strings alias data instead of copying it
+	// (UnmarshalBorrowed).
+	borrow bool
 }
 
 // value reads the next item into v following p. depth is the nesting the
@@ -109,14 +113,22 @@ func (d *decoder) value(p *plan, v reflect.Value, depth int) error {
 		if !utf8.Valid(b) {
 			return errors.New("text string is not valid UTF-8")
 		}
-		v.SetString(string(b))
+		if d.borrow {
+			v.SetString(unsafe.String(unsafe.SliceData(b), len(b)))
+		} else {
+			v.SetString(string(b))
+		}
 	case planBytes:
 		b, err := d.str(majorBytes)
 		if err != nil {
 			return err
 		}
 		// Never nil, as fxamacker decodes an empty byte string.
-		v.SetBytes(append(make([]byte, 0, len(b)), b...))
+		if d.borrow {
+			v.SetBytes(b[:len(b):len(b)])
+		} else {
+			v.SetBytes(append(make([]byte, 0, len(b)), b...))
+		}
 	case planByteArray:
 		b, err := d.str(majorBytes)
 		if err != nil {

@@ -10,11 +10,12 @@ import (
 	"github.com/fxamacker/cbor/v2"
 )
 
-// A plan is how the direct decoder (decode.go) reads one Go type: the
-// grammar of exactly the bytes Marshal writes for values of that type. Plans
-// are built by reflection once per type and cached. A type the planner does
-// not fully understand gets no plan, and Unmarshal decodes it the general
-// way (decode, re-encode, compare).
+// A plan is how the direct decoder (decode.go) reads one Go type and the
+// direct encoder (encode.go) writes it: the grammar of exactly the bytes
+// Marshal writes for values of that type. Plans are built by reflection
+// once per type and cached. A type the planner does not fully understand
+// gets no plan, and Unmarshal decodes it the general way (decode,
+// re-encode, compare), Marshal encodes it with fxamacker.
 type plan struct {
 	kind planKind
 	typ  reflect.Type
@@ -33,6 +34,12 @@ type plan struct {
 	// memo remembers a custom type's items (nil if its values are not
 	// plain, see memo.go).
 	memo *memo
+	// byValue: a custom type's MarshalCBOR has a value receiver, so the
+	// encoder may call it in place; otherwise it calls it on a copy, as
+	// fxamacker does. encMemo remembers its results (nil if its values
+	// are not their bits, see encode.go).
+	byValue bool
+	encMemo *encMemo
 }
 
 type planKind uint8
@@ -56,6 +63,10 @@ type planField struct {
 	key   []byte // the encoded text key
 	index []int  // reflect field index path (embedded structs promote)
 	plan  *plan
+	// offset is the field's place in the struct's memory, the sum of the
+	// offsets along index (embedded structs are held by value), which
+	// is how the encoder (encode.go) reaches it.
+	offset uintptr
 }
 
 var (
@@ -123,7 +134,7 @@ func (pl *planner) build(t reflect.Type) *plan {
 		m, u := pt.Implements(marshaler), pt.Implements(unmarsh)
 		switch {
 		case m && u:
-			return &plan{kind: planCustom, typ: t, memo: newMemo(t)}
+			return &plan{kind: planCustom, typ: t, memo: newMemo(t), byValue: t.Implements(marshaler), encMemo: newEncMemo(t)}
 		case m || u:
 			return nil
 		case pt.Implements(binMarsh) || pt.Implements(binUnmarsh):
@@ -188,6 +199,7 @@ func (pl *planner) buildStruct(t reflect.Type) *plan {
 		}
 		seen[f.name] = true
 		f.key = appendHead(nil, majorText, uint64(len(f.name)))
+		f.offset = fieldOffset(t, f.index)
 		f.key = append(f.key, f.name...)
 		p.depth = max(p.depth, f.plan.depth+1)
 	}
@@ -258,6 +270,18 @@ func (pl *planner) collect(t reflect.Type, index []int, visited map[reflect.Type
 		*out = append(*out, planField{name: name, index: idx, plan: fp})
 	}
 	return true
+}
+
+// fieldOffset returns the offset in t of the field at index, through
+// embedded structs.
+func fieldOffset(t reflect.Type, index []int) uintptr {
+	var off uintptr
+	for _, i := range index {
+		f := t.Field(i)
+		off += f.Offset
+		t = f.Type
+	}
+	return off
 }
 
 // hasCodecMethods reports whether t, or a pointer to it, has a method that

@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -343,8 +344,15 @@ func FuzzDecodeTranscript(f *testing.F) {
 	f.Add([]byte{0xb4})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := ledger.DecodeTranscript(data)
+		borrowed, errB := ledger.DecodeTranscriptBorrowed(data)
+		if (err == nil) != (errB == nil) {
+			t.Fatalf("DecodeTranscript says %v, DecodeTranscriptBorrowed %v", err, errB)
+		}
 		if err != nil {
 			return
+		}
+		if !reflect.DeepEqual(tr, borrowed) {
+			t.Fatalf("borrowed decode differs: %+v, copied %+v", borrowed, tr)
 		}
 		again, _, err := tr.Encode()
 		if err != nil || !bytes.Equal(again, data) {

@@ -254,6 +254,18 @@ func (t *Transcript) Encode() ([]byte, cid.Cid, error) {
 // DecodeTranscript parses and checks an encoded transcript of either
 // format. It never panics.
 func DecodeTranscript(data []byte) (*Transcript, error) {
+	return decodeTranscript(data, codec.Unmarshal)
+}
+
+// DecodeTranscriptBorrowed is DecodeTranscript whose result shares memory
+// with data (codec.UnmarshalBorrowed): its strings are valid only while
+// data is. An audit that checks a transcript and keeps nothing of its
+// text saves a copy of every message.
+func DecodeTranscriptBorrowed(data []byte) (*Transcript, error) {
+	return decodeTranscript(data, codec.UnmarshalBorrowed)
+}
+
+func decodeTranscript(data []byte, unmarshal func([]byte, any) error) (*Transcript, error) {
 	if len(data) > MaxTranscriptBytes {
 		return nil, malformed("transcript", "%d bytes, max %d", len(data), MaxTranscriptBytes)
 	}
@@ -262,12 +274,12 @@ func DecodeTranscript(data []byte) (*Transcript, error) {
 	var t Transcript
 	if len(data) > 0 && data[0] == mapHeadV1 {
 		var w transcriptV1
-		if err := codec.Unmarshal(data, &w); err != nil {
+		if err := unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
 		}
 		t = w.transcript()
 	} else {
-		if err := codec.Unmarshal(data, &t); err != nil {
+		if err := unmarshal(data, &t); err != nil {
 			return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
 		}
 		if t.Format == TranscriptFormatV1 {
