@@ -37,7 +37,8 @@ import (
 // minutes).
 
 // benchLedger is 100 transcripts a block, mult8 with 4 KiB replies (a
-// model that reasons at some length), so transcripts are about 4.5 KiB.
+// model that reasons at some length, in words: verifytest.Prose), so
+// transcripts are about 4.5 KiB.
 func benchSpec(n int) verifytest.Spec {
 	return verifytest.Spec{Validators: 1, Blocks: n / 100, PerBlock: 100, Envs: []string{"mult8"}, Pad: 4096}
 }
@@ -61,7 +62,9 @@ func benchStore(b *testing.B, n int, spec verifytest.Spec) string {
 			b.Fatal(err)
 		}
 	}
-	dir := filepath.Join(root, fmt.Sprintf("store-%d-%d", n, spec.Pad))
+	// prose: the padding is verifytest.Prose, not a run of one letter as
+	// stores kept from before were.
+	dir := filepath.Join(root, fmt.Sprintf("store-%d-%d-prose", n, spec.Pad))
 	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
 		os.RemoveAll(dir)
 		s, err := ledger.Open(dir)

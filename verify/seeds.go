@@ -32,20 +32,20 @@ const (
 )
 
 // checkSeed is T5 for transcript t of block b.
-func (vf *Verifier) checkSeed(b *ledger.Block, t *ledger.Transcript) error {
+func (vf *Verifier) checkSeed(b *ledger.Block, t transcriptKeys) error {
 	s := vf.ch.seeds
-	if t.Seed == nil {
-		if s.match(t.Challenge) {
+	if t.seed == nil {
+		if s.match(t.challenge) {
 			vf.rep.SeedsDerived++
 			return nil
 		}
 		vf.rep.SeedsUnverified++
 		if vf.opts.StrictSeeds {
-			return fmt.Errorf("seed of challenge %s is not derived from the anchor of this block or of the %d before it with a counter in the window", t.Challenge, recentAnchors-1)
+			return fmt.Errorf("seed of challenge %s is not derived from the anchor of this block or of the %d before it with a counter in the window", t.challenge, recentAnchors-1)
 		}
 		return nil
 	}
-	a := t.Seed.Anchor
+	a := t.seed.Anchor
 	if a.Number > b.Anchor.Number {
 		return fmt.Errorf("seed anchor %d (%s) is newer than the block's anchor %d", a.Number, a.Hash, b.Anchor.Number)
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 )
 
@@ -45,7 +47,7 @@ type item struct {
 	raw      []byte // a stream's bytes, until checked
 	size     int
 	fetchErr error
-	t        *ledger.Transcript
+	keys     transcriptKeys
 	// err is the first failure of steps T1-T3; reexecErr that of T6,
 	// reported only if T4 and T5 (in order, sequential) pass.
 	err       error
@@ -167,16 +169,31 @@ func (p *pipeline) stop() {
 	}
 }
 
+// transcriptKeys is what the in-order steps (T4, T5) need of a
+// transcript; it holds no memory of the transcript's bytes (a challenge
+// ID's decoder copies its env name: TestCheckKeepsNothingOfRaw).
+type transcriptKeys struct {
+	challenge challenge.ID
+	miner     keys.PublicKey
+	seed      *ledger.Seed // nil in format 1
+}
+
 // check runs the parallel steps on one fetched transcript: T1 its bytes
 // against the link, T2 well-formedness, T3 the validator, and T6
-// re-execution if enabled. raw is not kept.
+// re-execution if enabled. raw is not kept: without re-execution the
+// transcript is decoded in place, since only its keys outlive the call.
 func (vf *Verifier) check(b *ledger.Block, c cid.Cid, raw []byte, it *item) {
 	it.size = len(raw)
 	if err := codec.CheckCID(raw, c); err != nil {
 		it.err = fmt.Errorf("bytes do not match the link: %w", err)
 		return
 	}
-	t, err := ledger.DecodeTranscript(raw)
+	decode := ledger.DecodeTranscriptBorrowed
+	if vf.opts.Reexecute {
+		// An env's error may keep a piece of the answer it read.
+		decode = ledger.DecodeTranscript
+	}
+	t, err := decode(raw)
 	if err != nil {
 		it.err = err
 		return
@@ -185,7 +202,7 @@ func (vf *Verifier) check(b *ledger.Block, c cid.Cid, raw []byte, it *item) {
 		it.err = fmt.Errorf("names validator %s, the block's is %s", t.Validator, b.Validator)
 		return
 	}
-	it.t = t
+	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey, seed: t.Seed}
 	if vf.opts.Reexecute {
 		it.reexecErr = Reexecute(t)
 	}
@@ -199,14 +216,14 @@ func (vf *Verifier) transcript(b *ledger.Block, index int, it *item) error {
 	if it.err != nil {
 		return it.err
 	}
-	t := it.t
+	t := it.keys
 	at := Location{Height: b.Height, Index: uint32(index)}
-	prior, dup, err := vf.opts.Challenges.Add(ch.v, t.Miner.Hotkey, t.Challenge, at)
+	prior, dup, err := vf.opts.Challenges.Add(ch.v, t.miner, t.challenge, at)
 	if err != nil {
 		return fmt.Errorf("challenge set: %w", err)
 	}
 	if dup {
-		return fmt.Errorf("%v: challenge %s was put to miner %s at height %d transcript %d", ledger.ErrChallengeReused, t.Challenge, t.Miner.Hotkey, prior.Height, prior.Index)
+		return fmt.Errorf("%v: challenge %s was put to miner %s at height %d transcript %d", ledger.ErrChallengeReused, t.challenge, t.miner, prior.Height, prior.Index)
 	}
 	if err := vf.checkSeed(b, t); err != nil {
 		return err

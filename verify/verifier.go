@@ -250,7 +250,6 @@ func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, src source) error {
 			vf.rep.Transcripts++
 			err = vf.transcript(b, i, it)
 		}
-		it.t = nil // memory stays within the window
 		if err != nil {
 			vf.failChain(blockFailure(ch.v, ch.next, c, i, "transcript %s: %v", b.Transcripts[i].Cid, err))
 			return err
