@@ -2,10 +2,8 @@ package verify
 
 import (
 	"encoding/binary"
-	"errors"
+	"hash/maphash"
 	"sort"
-
-	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
@@ -25,9 +23,12 @@ type AnchorSet interface {
 }
 
 // anchorKey is v || BE64 number || hash: 72 bytes, where a challenge's
-// key (setKey) is at least 64 + 35, so the two share a set safely.
+// key (appendSetKey) is at least 64 + 36, so the two share a set safely.
 func anchorKey(v keys.PublicKey, a ledger.Anchor) []byte {
-	k := make([]byte, 0, 72)
+	return appendAnchorKey(make([]byte, 0, 72), v, a)
+}
+
+func appendAnchorKey(k []byte, v keys.PublicKey, a ledger.Anchor) []byte {
 	k = append(k, v[:]...)
 	k = binary.BigEndian.AppendUint64(k, a.Number)
 	return append(k, a.Hash[:]...)
@@ -47,20 +48,19 @@ func (m MemSet) HasAnchor(v keys.PublicKey, a ledger.Anchor) (bool, error) {
 
 // AddAnchor implements AnchorSet.
 func (d *DiskSet) AddAnchor(v keys.PublicKey, a ledger.Anchor) error {
-	return d.db.Set(anchorKey(v, a), nil, pebble.NoSync)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, _, err := d.add(appendAnchorKey(d.key[:0], v, a), Location{})
+	return err
 }
 
 // HasAnchor implements AnchorSet.
 func (d *DiskSet) HasAnchor(v keys.PublicKey, a ledger.Anchor) (bool, error) {
-	_, closer, err := d.db.Get(anchorKey(v, a))
-	switch {
-	case err == nil:
-		closer.Close()
-		return true, nil
-	case errors.Is(err, pebble.ErrNotFound):
-		return false, nil
-	}
-	return false, err
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k := appendAnchorKey(d.key[:0], v, a)
+	_, ok, err := d.lookup(k, maphash.Bytes(d.seed, k))
+	return ok, err
 }
 
 // memAnchors is the AnchorSet of a verifier whose ChallengeSet is none.

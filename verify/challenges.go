@@ -1,13 +1,19 @@
 package verify
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
+	"slices"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/sstable"
 
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/keys"
@@ -36,7 +42,8 @@ func NewMemSet() MemSet { return MemSet{} }
 
 // Add implements ChallengeSet.
 func (m MemSet) Add(v, miner keys.PublicKey, id challenge.ID, loc Location) (Location, bool, error) {
-	k, err := setKey(v, miner, id)
+	var buf [maxSetKey]byte
+	k, err := appendSetKey(buf[:0], v, miner, id)
 	if err != nil {
 		return Location{}, false, err
 	}
@@ -50,77 +57,241 @@ func (m MemSet) Add(v, miner keys.PublicKey, id challenge.ID, loc Location) (Loc
 // Close implements ChallengeSet.
 func (MemSet) Close() error { return nil }
 
-// DiskSet is a ChallengeSet in a scratch Pebble directory, so that a
-// verifier's memory does not grow with the ledger. Without a WAL: the set
+// DiskSet is a ChallengeSet and AnchorSet in a scratch Pebble directory,
+// so that a verifier's memory does not grow with the ledger: a constant
+// few tens of MiB however many entries it holds. Without a WAL: the set
 // lives only as long as one run.
+//
+// Add sits on the verifier's in-order path and nearly every key it sees is
+// new, so DiskSet answers that case from memory. A Bloom filter of fixed
+// size covers every key ever added: when it rules a key out, the key is
+// new, without a read. New keys wait in a bounded buffer; a full buffer
+// goes to Pebble as one sorted batch, written by a goroutine while Add
+// fills the other buffer. A key the filter cannot rule out (a repeat, or a
+// false positive, which grow frequent past a few million keys) is looked
+// up in the buffers, then in Pebble: answers are exact, only their cost
+// varies.
+//
+// A DiskSet is safe for concurrent use. A failed write to Pebble fails
+// every later call: the filter would vouch for keys that Pebble lacks.
 type DiskSet struct {
-	db  *pebble.DB
-	dir string
+	mu       sync.Mutex
+	db       *pebble.DB
+	dir      string
+	seed     maphash.Seed
+	filter   filter
+	active   *pending   // keys added since the last rotation
+	flushing *pending   // the previous buffer, while a goroutine writes it; nil when none
+	spare    *pending   // the buffer to use next, once flushing is written
+	done     chan error // the write of flushing
+	err      error
+	key      [4 + maxSetKey]byte // scratch, so that Add does not allocate
 }
+
+// Sizes. A buffer of pendingMax challenges makes a batch of about 2 MiB:
+// above Pebble's large-batch threshold (half the memtable), so that it
+// becomes a table without going through the memtable. The filter's 4 MiB
+// give 1% false positives at 3M keys, 0.02% at 1M.
+const (
+	pendingMax   = 1 << 14
+	filterBlocks = 1 << 16
+)
 
 // NewDiskSet creates a set in a new temporary directory under dir ("" for
 // the system's), removed by Close.
 func NewDiskSet(dir string) (*DiskSet, error) {
+	return newDiskSet(dir, pendingMax, filterBlocks)
+}
+
+// newDiskSet lets tests use a small buffer and filter, so that a short run
+// exercises flushes and false positives.
+func newDiskSet(dir string, pendingMax, filterBlocks int) (*DiskSet, error) {
 	tmp, err := os.MkdirTemp(dir, "ledger-verify-*")
 	if err != nil {
 		return nil, fmt.Errorf("challenge set: %w", err)
 	}
-	// Most lookups are for absent keys (a challenge not seen before): bloom
-	// filters answer those without reading tables. Small memtable and
-	// cache: the set's memory must not grow with the ledger.
 	cache := pebble.NewCache(4 << 20)
 	defer cache.Unref()
-	opts := &pebble.Options{DisableWAL: true, Logger: quiet{}, MemTableSize: 4 << 20, Cache: cache}
-	for i := range opts.Levels {
-		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-	}
-	db, err := pebble.Open(tmp, opts)
+	db, err := pebble.Open(tmp, diskSetOptions(cache))
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("challenge set: %w", err)
 	}
-	return &DiskSet{db: db, dir: tmp}, nil
+	return &DiskSet{
+		db:     db,
+		dir:    tmp,
+		seed:   maphash.MakeSeed(),
+		filter: newFilter(filterBlocks),
+		active: newPending(pendingMax),
+		spare:  newPending(pendingMax),
+		done:   make(chan error, 1),
+	}, nil
 }
 
-// Add implements ChallengeSet.
+// diskSetOptions tunes Pebble for many writes of random keys and rare
+// reads. Small memtable and cache: memory must not grow with the ledger.
+// Every table spans the whole key space, so each L0 compaction rewrites
+// the level below: letting L0 grow to 32 tables before compacting makes
+// that rare, and costs reads little, since Pebble's bloom filters answer
+// most of them (lookups that pass DiskSet's filter are mostly for absent
+// keys). No compression: seeds are random, and the tables' prefix
+// compression already shares the (validator, miner) part of keys.
+func diskSetOptions(cache *pebble.Cache) *pebble.Options {
+	opts := &pebble.Options{
+		DisableWAL:            true,
+		Logger:                quiet{},
+		FormatMajorVersion:    pebble.FormatNewest,
+		MemTableSize:          4 << 20,
+		Cache:                 cache,
+		L0CompactionThreshold: 32,
+		L0StopWritesThreshold: 64,
+	}
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+	}
+	return opts
+}
+
+// Add implements ChallengeSet. A challenge's key is a 4-byte hash of
+// (v, miner) followed by appendSetKey's: see pending.sort.
 func (d *DiskSet) Add(v, miner keys.PublicKey, id challenge.ID, loc Location) (Location, bool, error) {
-	k, err := setKey(v, miner, id)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k, err := appendSetKey(d.key[:4], v, miner, id)
 	if err != nil {
 		return Location{}, false, err
 	}
-	val, closer, err := d.db.Get(k)
-	switch {
-	case err == nil:
-		defer closer.Close()
-		if len(val) != 12 {
-			return Location{}, false, fmt.Errorf("challenge set: value of %d bytes", len(val))
-		}
-		return Location{Height: binary.BigEndian.Uint64(val), Index: binary.BigEndian.Uint32(val[8:])}, true, nil
-	case !errors.Is(err, pebble.ErrNotFound):
-		return Location{}, false, err
-	}
-	var buf [12]byte
-	binary.BigEndian.PutUint64(buf[:], loc.Height)
-	binary.BigEndian.PutUint32(buf[8:], loc.Index)
-	return loc, false, d.db.Set(k, buf[:], pebble.NoSync)
+	binary.BigEndian.PutUint32(k, uint32(maphash.Bytes(d.seed, k[4:4+64])))
+	return d.add(k, loc)
 }
 
-// Close removes the scratch directory.
+// add records k at loc unless it is there already; d.mu is held.
+func (d *DiskSet) add(k []byte, loc Location) (Location, bool, error) {
+	h := maphash.Bytes(d.seed, k)
+	first, found, err := d.lookup(k, h)
+	if err != nil || found {
+		return first, found, err
+	}
+	d.filter.add(h)
+	d.active.add(k, h, loc)
+	if d.active.full() {
+		if err := d.rotate(); err != nil {
+			return Location{}, false, err
+		}
+	}
+	return loc, false, nil
+}
+
+// lookup finds k, whose hash is h; d.mu is held.
+func (d *DiskSet) lookup(k []byte, h uint64) (Location, bool, error) {
+	if d.err != nil {
+		return Location{}, false, d.err
+	}
+	if !d.filter.mayHave(h) {
+		return Location{}, false, nil
+	}
+	if loc, ok := d.active.get(k, h); ok {
+		return loc, true, nil
+	}
+	if d.flushing != nil {
+		if loc, ok := d.flushing.get(k, h); ok {
+			return loc, true, nil
+		}
+	}
+	val, closer, err := d.db.Get(k)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		return Location{}, false, nil
+	case err != nil:
+		return Location{}, false, fmt.Errorf("challenge set: %w", err)
+	}
+	defer closer.Close()
+	if len(val) != 12 {
+		return Location{}, false, fmt.Errorf("challenge set: value of %d bytes", len(val))
+	}
+	return Location{Height: binary.BigEndian.Uint64(val), Index: binary.BigEndian.Uint32(val[8:])}, true, nil
+}
+
+// rotate hands the active buffer to a goroutine that writes it to Pebble,
+// once the previous one is written; d.mu is held.
+func (d *DiskSet) rotate() error {
+	if err := d.wait(); err != nil {
+		return err
+	}
+	d.flushing, d.active, d.spare = d.active, d.spare, nil
+	go func(p *pending) { d.done <- write(d.db, p) }(d.flushing)
+	return nil
+}
+
+// wait waits for the buffer being written, if any, and makes it the spare;
+// d.mu is held.
+func (d *DiskSet) wait() error {
+	if d.flushing == nil {
+		return d.err
+	}
+	if err := <-d.done; err != nil && d.err == nil {
+		d.err = fmt.Errorf("challenge set: %w", err)
+	}
+	d.flushing.reset()
+	d.spare, d.flushing = d.flushing, nil
+	return d.err
+}
+
+// write commits p to db in key order, in one batch. p is not modified but
+// for its order, which only write uses, so lookups may read p meanwhile.
+func write(db *pebble.DB, p *pending) error {
+	p.sort()
+	b := db.NewBatchWithSize(len(p.arena) + len(p.entries)*(12+8))
+	var val [12]byte
+	for _, o := range p.order {
+		e := p.entries[o.i]
+		binary.BigEndian.PutUint64(val[:], e.loc.Height)
+		binary.BigEndian.PutUint32(val[8:], e.loc.Index)
+		if err := b.Set(p.key(e), val[:], nil); err != nil {
+			b.Close()
+			return err
+		}
+	}
+	err := b.Commit(pebble.NoSync)
+	if cerr := b.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close removes the scratch directory. It reports a failed write even if
+// no call did since: the set's answers were right, but nothing after them
+// would have been.
 func (d *DiskSet) Close() error {
-	err := d.db.Close()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := d.wait()
+	if cerr := d.db.Close(); err == nil {
+		err = cerr
+	}
 	if rerr := os.RemoveAll(d.dir); err == nil {
 		err = rerr
 	}
 	return err
 }
 
-func setKey(v, miner keys.PublicKey, id challenge.ID) ([]byte, error) {
-	bin, err := id.MarshalBinary()
-	if err != nil {
+// maxSetKey bounds setKey's length: two public keys and the longest binary
+// challenge ID.
+const maxSetKey = 64 + 1 + challenge.MaxEnvName + 2 + challenge.SeedSize
+
+// appendSetKey appends v || miner || id's seed || BE16 version || u8
+// len(env) || env: injective, at least 64 + 32 + 3 + 1 = 100 bytes.
+func appendSetKey(k []byte, v, miner keys.PublicKey, id challenge.ID) ([]byte, error) {
+	if err := challenge.CheckEnvName(id.Env); err != nil {
 		return nil, err
 	}
-	k := make([]byte, 0, 64+len(bin))
-	return append(append(append(k, v[:]...), miner[:]...), bin...), nil
+	k = append(k, v[:]...)
+	k = append(k, miner[:]...)
+	k = append(k, id.Seed[:]...)
+	k = binary.BigEndian.AppendUint16(k, id.Version)
+	k = append(k, byte(len(id.Env)))
+	return append(k, id.Env...), nil
 }
 
 type quiet struct{}
@@ -128,3 +299,134 @@ type quiet struct{}
 func (quiet) Infof(string, ...any)           {}
 func (quiet) Errorf(string, ...any)          {}
 func (quiet) Fatalf(format string, a ...any) { panic(fmt.Sprintf(format, a...)) }
+
+// filter is a blocked Bloom filter over 64-bit key hashes: a key sets
+// filterProbes bits of one 512-bit block (a cache line), so a lookup costs
+// one cache miss. It answers "absent" or "maybe", never wrongly "absent".
+type filter []uint64
+
+// filterProbes is best for about 10 filter bits per key.
+const filterProbes = 7
+
+func newFilter(blocks int) filter { return make(filter, 8*blocks) }
+
+func (f filter) block(h uint64) *[8]uint64 {
+	i := (h >> 32) * uint64(len(f)/8) >> 32
+	return (*[8]uint64)(f[8*i:])
+}
+
+// add and mayHave take h's bit positions in its block from the top 9 bits
+// of h times successive powers of an odd constant, each depending on all
+// of h.
+const filterMul = 0x9e3779b97f4a7c15
+
+func (f filter) add(h uint64) {
+	b := f.block(h)
+	for range filterProbes {
+		h *= filterMul
+		b[h>>61] |= 1 << (h >> 55 & 63)
+	}
+}
+
+func (f filter) mayHave(h uint64) bool {
+	b := f.block(h)
+	for range filterProbes {
+		h *= filterMul
+		if b[h>>61]&(1<<(h>>55&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// pending is DiskSet's buffer of keys not yet in Pebble: an open-addressing
+// hash table over keys stored back to back, so that adding one allocates
+// nothing once the buffer has filled for the first time.
+type pending struct {
+	arena   []byte
+	entries []pendingEntry
+	slots   []int32     // 1 + index into entries, 0 if free; a power of two >= 2*max
+	order   []sortEntry // entries by key, for flush
+	max     int
+}
+
+type pendingEntry struct {
+	off, n uint32 // the key is arena[off:off+n]
+	hash   uint64
+	loc    Location
+}
+
+func newPending(max int) *pending {
+	n := 1
+	for n < 2*max {
+		n *= 2
+	}
+	return &pending{slots: make([]int32, n), max: max}
+}
+
+func (p *pending) key(e pendingEntry) []byte { return p.arena[e.off : e.off+e.n] }
+
+func (p *pending) full() bool { return len(p.entries) >= p.max }
+
+// slot returns the index of k's slot, or of the free slot where k goes.
+func (p *pending) slot(k []byte, h uint64) int {
+	mask := uint64(len(p.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := p.slots[i]
+		if s == 0 {
+			return int(i)
+		}
+		if e := p.entries[s-1]; e.hash == h && bytes.Equal(p.key(e), k) {
+			return int(i)
+		}
+	}
+}
+
+func (p *pending) get(k []byte, h uint64) (Location, bool) {
+	s := p.slots[p.slot(k, h)]
+	if s == 0 {
+		return Location{}, false
+	}
+	return p.entries[s-1].loc, true
+}
+
+// add inserts k, which must be absent, and below p.max entries.
+func (p *pending) add(k []byte, h uint64, loc Location) {
+	p.entries = append(p.entries, pendingEntry{off: uint32(len(p.arena)), n: uint32(len(k)), hash: h, loc: loc})
+	p.arena = append(p.arena, k...)
+	p.slots[p.slot(k, h)] = int32(len(p.entries))
+}
+
+// sort sets p.order to the entries in key order: Pebble takes a batch of
+// sorted keys faster. A challenge's key in Pebble is a 4-byte hash of
+// (validator, miner) || appendSetKey: keys sort nearly always by the hash
+// and the first 4 bytes of the seed, compared as one integer kept next to
+// the index. (Were two pairs to share a hash, the order would differ from
+// Pebble's for their keys: slower, not wrong.)
+func (p *pending) sort() {
+	p.order = p.order[:0]
+	for i, e := range p.entries {
+		var abbrev uint64
+		if k := p.key(e); len(k) >= 4+64+4 {
+			abbrev = uint64(binary.BigEndian.Uint32(k))<<32 | uint64(binary.BigEndian.Uint32(k[4+64:]))
+		}
+		p.order = append(p.order, sortEntry{abbrev: abbrev, i: int32(i)})
+	}
+	slices.SortFunc(p.order, func(a, b sortEntry) int {
+		if c := cmp.Compare(a.abbrev, b.abbrev); c != 0 {
+			return c
+		}
+		return bytes.Compare(p.key(p.entries[a.i]), p.key(p.entries[b.i]))
+	})
+}
+
+type sortEntry struct {
+	abbrev uint64
+	i      int32
+}
+
+func (p *pending) reset() {
+	p.arena = p.arena[:0]
+	p.entries = p.entries[:0]
+	clear(p.slots)
+}

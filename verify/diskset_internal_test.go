@@ -1,0 +1,165 @@
+package verify
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// TestDiskSetMatchesMemSet drives a DiskSet with a tiny buffer and a
+// saturated filter (so that nearly every call rotates buffers or reaches
+// Pebble) and a MemSet through the same random mix of new challenges,
+// repeats and anchors: every answer must agree.
+func TestDiskSetMatchesMemSet(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ pending, blocks int }{{7, 1}, {64, 4}, {1024, 256}} {
+		t.Run(fmt.Sprintf("pending=%d/blocks=%d", c.pending, c.blocks), func(t *testing.T) {
+			t.Parallel()
+			disk, err := newDiskSet(t.TempDir(), c.pending, c.blocks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mem := NewMemSet()
+			rng := rand.New(rand.NewPCG(uint64(c.pending), uint64(c.blocks)))
+			type entry struct {
+				v, m keys.PublicKey
+				id   challenge.ID
+			}
+			var seen []entry
+			var anchors []ledger.Anchor
+			envs := []string{"mult8", "sat", "ttt", "abduction", "coin"}
+			party := func() keys.PublicKey { return keys.PublicKey{byte(rng.IntN(3)), 7} }
+			// Pebble's invariant checks make each read ~50x slower under
+			// the race detector: fewer operations, the same mix.
+			ops := 30_000
+			if raceBuild {
+				ops = 2_000
+			}
+			for i := range ops {
+				loc := Location{Height: uint64(i), Index: uint32(rng.IntN(1 << 20))}
+				switch r := rng.IntN(100); {
+				case r < 10 && len(seen) > 0:
+					e := seen[rng.IntN(len(seen))]
+					checkSame(t, i, disk, mem, e.v, e.m, e.id, loc)
+				case r < 15:
+					a := ledger.Anchor{Number: rng.Uint64N(50)}
+					a.Hash[rng.IntN(32)] = byte(rng.IntN(2))
+					v := party()
+					wantHas, _ := mem.HasAnchor(v, a)
+					if has, err := disk.HasAnchor(v, a); err != nil || has != wantHas {
+						t.Fatalf("op %d: HasAnchor %v %v, want %v", i, has, err, wantHas)
+					}
+					if err := disk.AddAnchor(v, a); err != nil {
+						t.Fatalf("op %d: AddAnchor: %v", i, err)
+					}
+					mem.AddAnchor(v, a)
+					anchors = append(anchors, a)
+				default:
+					e := entry{v: party(), m: party(), id: challenge.ID{Env: envs[rng.IntN(len(envs))], Version: uint16(1 + rng.IntN(2))}}
+					for j := range e.id.Seed {
+						e.id.Seed[j] = byte(rng.Uint32())
+					}
+					checkSame(t, i, disk, mem, e.v, e.m, e.id, loc)
+					seen = append(seen, e)
+				}
+			}
+			// Every key is now written or being written: all must still be found.
+			for i, e := range seen {
+				checkSame(t, -i, disk, mem, e.v, e.m, e.id, Location{})
+			}
+			dir := disk.dir
+			if err := disk.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Fatalf("scratch directory left behind: %v", err)
+			}
+		})
+	}
+}
+
+func checkSame(t *testing.T, op int, disk *DiskSet, mem MemSet, v, m keys.PublicKey, id challenge.ID, loc Location) {
+	t.Helper()
+	wantFirst, wantDup, _ := mem.Add(v, m, id, loc)
+	first, dup, err := disk.Add(v, m, id, loc)
+	if err != nil || dup != wantDup || first != wantFirst {
+		t.Fatalf("op %d: Add(%s) = %+v dup %v err %v, want %+v dup %v", op, id, first, dup, err, wantFirst, wantDup)
+	}
+}
+
+// TestDiskSetConcurrent adds the same keys from several goroutines: each
+// key must be new to exactly one of them, and the others must all see that
+// one's location.
+func TestDiskSetConcurrent(t *testing.T) {
+	t.Parallel()
+	disk, err := newDiskSet(t.TempDir(), 32, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	const workers, keysEach = 4, 2000
+	firsts := make([][]Location, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range keysEach {
+				id := challenge.ID{Env: "coin", Version: 1}
+				id.Seed[0], id.Seed[1] = byte(i), byte(i>>8)
+				first, _, err := disk.Add(keys.PublicKey{1}, keys.PublicKey{2}, id, Location{Height: uint64(w), Index: uint32(i)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				firsts[w] = append(firsts[w], first)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range keysEach {
+		for w := 1; w < workers; w++ {
+			if firsts[w][i] != firsts[0][i] {
+				t.Fatalf("key %d: worker %d saw first %+v, worker 0 %+v", i, w, firsts[w][i], firsts[0][i])
+			}
+		}
+		if firsts[0][i].Index != uint32(i) {
+			t.Fatalf("key %d: first location %+v is not one of its adds", i, firsts[0][i])
+		}
+	}
+}
+
+// TestFilterNeverMisses checks the filter's one promise: a hash it was
+// given is never reported absent.
+func TestFilterNeverMisses(t *testing.T) {
+	f := newFilter(16)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var added []uint64
+	for range 5000 {
+		h := rng.Uint64()
+		f.add(h)
+		added = append(added, h)
+	}
+	for _, h := range added {
+		if !f.mayHave(h) {
+			t.Fatalf("filter lost %#x", h)
+		}
+	}
+	fresh := newFilter(1 << 10)
+	for range 100 {
+		fresh.add(rng.Uint64())
+	}
+	absent := 0
+	for range 10_000 {
+		if !fresh.mayHave(rng.Uint64()) {
+			absent++
+		}
+	}
+	if absent < 9_900 {
+		t.Fatalf("a sparse filter ruled out only %d of 10000 absent hashes", absent)
+	}
+}
