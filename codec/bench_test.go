@@ -16,19 +16,8 @@ import (
 // the general path, each against SHA-256 of the same bytes in the same
 // iterations: ratio_vs_sha256 is decode time over hash time.
 func BenchmarkUnmarshal(b *testing.B) {
-	s := seeds(b)
-	var tr ledger.Transcript
-	if err := codec.Unmarshal(s["transcript"][0], &tr); err != nil {
-		b.Fatal(err)
-	}
-	var blk ledger.Block
-	if err := codec.Unmarshal(s["block"][1], &blk); err != nil {
-		b.Fatal(err)
-	}
-	for len(blk.Transcripts) < 100 {
-		blk.Transcripts = append(blk.Transcripts, codec.LinkTo(codec.Sum([]byte(fmt.Sprint(len(blk.Transcripts))))))
-	}
-	blockBytes, err := codec.Marshal(&blk)
+	blk, pad := benchRecords(b)
+	blockBytes, err := codec.Marshal(blk)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,11 +26,8 @@ func BenchmarkUnmarshal(b *testing.B) {
 		data []byte
 		new  func() any
 	}{{"block", blockBytes, func() any { return new(ledger.Block) }}}
-	for _, pad := range []int{4096, 32768} {
-		t := tr
-		t.Conversation = append(t.Conversation[:len(t.Conversation):len(t.Conversation)], t.Conversation[len(t.Conversation)-1])
-		t.Conversation[len(t.Conversation)-1].Content = strings.Repeat("z", pad)
-		data, err := codec.Marshal(&t)
+	for _, size := range []int{4096, 32768} {
+		data, err := codec.Marshal(pad(size))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -49,7 +35,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 			name string
 			data []byte
 			new  func() any
-		}{fmt.Sprintf("transcript/pad=%d", pad), data, func() any { return new(ledger.Transcript) }})
+		}{fmt.Sprintf("transcript/pad=%d", size), data, func() any { return new(ledger.Transcript) }})
 	}
 	for _, in := range inputs {
 		for _, path := range []struct {
@@ -81,28 +67,14 @@ func BenchmarkUnmarshal(b *testing.B) {
 // is encode time over hash time, encode-ns/op the encoding alone (ns/op
 // counts the hash too).
 func BenchmarkMarshal(b *testing.B) {
-	s := seeds(b)
-	var tr ledger.Transcript
-	if err := codec.Unmarshal(s["transcript"][0], &tr); err != nil {
-		b.Fatal(err)
-	}
-	var blk ledger.Block
-	if err := codec.Unmarshal(s["block"][1], &blk); err != nil {
-		b.Fatal(err)
-	}
-	for len(blk.Transcripts) < 100 {
-		blk.Transcripts = append(blk.Transcripts, codec.LinkTo(codec.Sum([]byte(fmt.Sprint(len(blk.Transcripts))))))
-	}
+	blk, pad := benchRecords(b)
 	type input struct {
 		name string
 		v    any
 	}
-	inputs := []input{{"block", &blk}}
-	for _, pad := range []int{2 << 10, 16 << 10} {
-		t := tr
-		t.Conversation = append(t.Conversation[:len(t.Conversation):len(t.Conversation)], t.Conversation[len(t.Conversation)-1])
-		t.Conversation[len(t.Conversation)-1].Content = strings.Repeat("z", pad)
-		inputs = append(inputs, input{fmt.Sprintf("transcript/pad=%d", pad), &t})
+	inputs := []input{{"block", blk}}
+	for _, size := range []int{2 << 10, 16 << 10} {
+		inputs = append(inputs, input{fmt.Sprintf("transcript/pad=%d", size), pad(size)})
 	}
 	for _, in := range inputs {
 		want, err := codec.MarshalGeneral(in.v)
@@ -132,5 +104,28 @@ func BenchmarkMarshal(b *testing.B) {
 				b.ReportMetric(float64(enc.Nanoseconds())/float64(b.N), "encode-ns/op")
 			})
 		}
+	}
+}
+
+// benchRecords returns a block of 100 transcript links and a function
+// making a transcript whose last message, a model reply, is size bytes.
+func benchRecords(b *testing.B) (*ledger.Block, func(size int) *ledger.Transcript) {
+	s := seeds(b)
+	var tr ledger.Transcript
+	if err := codec.Unmarshal(s["transcript"][0], &tr); err != nil {
+		b.Fatal(err)
+	}
+	var blk ledger.Block
+	if err := codec.Unmarshal(s["block"][1], &blk); err != nil {
+		b.Fatal(err)
+	}
+	for len(blk.Transcripts) < 100 {
+		blk.Transcripts = append(blk.Transcripts, codec.LinkTo(codec.Sum([]byte(fmt.Sprint(len(blk.Transcripts))))))
+	}
+	return &blk, func(size int) *ledger.Transcript {
+		t := tr
+		t.Conversation = append(t.Conversation[:len(t.Conversation):len(t.Conversation)], t.Conversation[len(t.Conversation)-1])
+		t.Conversation[len(t.Conversation)-1].Content = strings.Repeat("z", size)
+		return &t
 	}
 }

@@ -400,12 +400,7 @@ func TestCanonicalMutations(t *testing.T) {
 }
 
 func FuzzCanonicalMatchesReencode(f *testing.F) {
-	s := seeds(f)
-	for i, tg := range targets {
-		for _, data := range slices.Concat(s[tg.name], s[tg.name+"/near"], s["*"]) {
-			f.Add(uint8(i), data)
-		}
-	}
+	addTargetSeeds(f)
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		checkSame(t, targets[int(which)%len(targets)], data)
 	})
@@ -483,4 +478,15 @@ func nearMisses(t testing.TB, valid []byte) [][]byte {
 		out = append(out, b)
 	}
 	return out
+}
+
+// addTargetSeeds seeds a fuzz target taking (target index, bytes) with
+// every target's seeds, near misses and the shared ones.
+func addTargetSeeds(f *testing.F) {
+	s := seeds(f)
+	for i, tg := range targets {
+		for _, data := range slices.Concat(s[tg.name], s[tg.name+"/near"], s["*"]) {
+			f.Add(uint8(i), data)
+		}
+	}
 }

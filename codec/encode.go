@@ -2,7 +2,6 @@ package codec
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -379,23 +378,20 @@ func headLen(n uint64) int {
 	return 9
 }
 
-// The limits fxamacker's encoder applies to a MarshalCBOR result: its
-// own maxima, not decMode's, so that a custom type may write what a plain
-// value could.
-const (
-	marshaledMaxDepth = 65535
-	marshaledMaxItems = math.MaxInt32 // array elements and map pairs
-)
+// marshaledLimits are the limits fxamacker's encoder applies to a
+// MarshalCBOR result: its own maxima, not decMode's, so that a custom type
+// may write what a plain value could.
+var marshaledLimits = itemLimits{depth: 65535, array: math.MaxInt32, mapPairs: math.MaxInt32}
 
 // checkMarshaled checks a MarshalCBOR result as fxamacker's encoder does
-// before writing it: one well-formed item and nothing after it, definite
-// lengths only, at most marshaledMaxDepth nested arrays, maps and chained
-// tags, and the content of built-in tags 0 to 3 of the right type.
+// before writing it: one well-formed item within marshaledLimits and
+// nothing after it, definite lengths only, and the content of built-in
+// tags 0 to 3 of the right type.
 func checkMarshaled(b []byte) error {
 	if len(b) == 0 {
 		return io.EOF
 	}
-	end, err := marshaledItem(b, 0, 0)
+	end, err := walkItem(b, 0, 0, &marshaledLimits)
 	if err != nil {
 		return err
 	}
@@ -403,72 +399,4 @@ func checkMarshaled(b []byte) error {
 		return fmt.Errorf("%d bytes after the item", len(b)-end)
 	}
 	return nil
-}
-
-var errMarshaledDepth = fmt.Errorf("nesting exceeds %d levels", marshaledMaxDepth)
-
-// marshaledItem returns the end of the item at off (at nesting depth) as
-// checkMarshaled judges it. It is skipItem (wellformed.go) with the
-// encoder's limits instead of the decoder's.
-func marshaledItem(data []byte, off, depth int) (int, error) {
-	major, ai, n, off, err := anyHead(data, off)
-	if err != nil {
-		return 0, err
-	}
-	switch major {
-	case majorBytes, majorText:
-		if ai == 31 {
-			return 0, errIndefinite
-		}
-		if n > math.MaxInt {
-			return 0, errors.New("string length overflows int")
-		}
-		if n > uint64(len(data)-off) {
-			return 0, io.ErrUnexpectedEOF
-		}
-		return off + int(n), nil
-	case majorArray, majorMap:
-		depth++
-		if depth > marshaledMaxDepth {
-			return 0, errMarshaledDepth
-		}
-		if ai == 31 {
-			return 0, errIndefinite
-		}
-		if n > marshaledMaxItems {
-			return 0, fmt.Errorf("%s of %d elements exceeds the limit of %d", majorNames[major>>5], n, marshaledMaxItems)
-		}
-		items := n
-		if major == majorMap {
-			items = 2 * n
-		}
-		for range items {
-			if off, err = marshaledItem(data, off, depth); err != nil {
-				return 0, err
-			}
-		}
-		return off, nil
-	case majorTag:
-		// A chain of tags counts one level per tag after the first.
-		for {
-			if off == len(data) {
-				return 0, io.ErrUnexpectedEOF
-			}
-			if err := checkBuiltinTag(n, data[off]); err != nil {
-				return 0, err
-			}
-			if data[off]&0xe0 != majorTag {
-				break
-			}
-			if _, _, n, off, err = anyHead(data, off); err != nil {
-				return 0, err
-			}
-			depth++
-			if depth > marshaledMaxDepth {
-				return 0, errMarshaledDepth
-			}
-		}
-		return marshaledItem(data, off, depth)
-	}
-	return off, nil // integers, simple values, floats
 }

@@ -448,12 +448,7 @@ func TestMarshalConcurrent(t *testing.T) {
 // by both paths, as the input; and any bytes a custom type returns from
 // MarshalCBOR are refused, or written as they are, by both.
 func FuzzMarshalMatchesGeneral(f *testing.F) {
-	s := seeds(f)
-	for i, tg := range targets {
-		for _, data := range slices.Concat(s[tg.name], s[tg.name+"/near"], s["*"]) {
-			f.Add(uint8(i), data)
-		}
-	}
+	addTargetSeeds(f)
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		tg := targets[int(which)%len(targets)]
 		v := tg.new()

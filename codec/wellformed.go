@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 )
 
 // selfDescribedTag is CBOR's "this is CBOR" tag, which fxamacker drops
@@ -14,15 +13,29 @@ const selfDescribedTag = 55799
 
 var errIndefinite = errors.New("indefinite-length items are not allowed")
 
+// itemLimits bound what an item walk accepts: nesting (arrays, maps and
+// chained tags) and the elements of one array and pairs of one map.
+type itemLimits struct {
+	depth           int
+	array, mapPairs uint64
+}
+
+// decodeLimits are decMode's (plan.go).
+var decodeLimits = itemLimits{depth: maxDepth, array: maxArray, mapPairs: maxMapPairs}
+
 // skipItem returns the end of the well-formed item at off, as fxamacker's
 // well-formedness check under decMode's options judges it: any head form,
-// definite lengths only, at most maxDepth nested arrays, maps and tags
-// (depth is the nesting the item sits at), maxArray elements, maxMapPairs
-// pairs; and with the content of built-in tags 0 to 3 of the right type,
-// as the encoder checks what a MarshalCBOR returns. It is for the items a
-// custom UnmarshalCBOR gets; their canonical form is checked by
+// definite lengths only, within decodeLimits (depth is the nesting the item
+// sits at); and with the content of built-in tags 0 to 3 of the right
+// type, as the encoder checks what a MarshalCBOR returns. It is for the
+// items a custom UnmarshalCBOR gets; their canonical form is checked by
 // re-encoding them.
 func skipItem(data []byte, off, depth int) (int, error) {
+	return walkItem(data, off, depth, &decodeLimits)
+}
+
+// walkItem returns the end of the well-formed item at off within lim.
+func walkItem(data []byte, off, depth int, lim *itemLimits) (int, error) {
 	major, ai, n, off, err := anyHead(data, off)
 	if err != nil {
 		return 0, err
@@ -37,28 +50,24 @@ func skipItem(data []byte, off, depth int) (int, error) {
 		}
 		return off + int(n), nil
 	case majorArray, majorMap:
-		depth++
-		if depth > maxDepth {
-			return 0, fmt.Errorf("nesting exceeds %d levels", maxDepth)
+		if depth++; depth > lim.depth {
+			return 0, fmt.Errorf("nesting exceeds %d levels", lim.depth)
 		}
 		if ai == 31 {
 			return 0, errIndefinite
 		}
-		if n > math.MaxInt {
-			return 0, fmt.Errorf("%s of %d elements overflows int", majorNames[major>>5], n)
-		}
 		items := n
-		if major == majorArray && n > maxArray {
-			return 0, fmt.Errorf("array of %d elements exceeds the limit of %d", n, maxArray)
+		if major == majorArray && n > lim.array {
+			return 0, fmt.Errorf("array of %d elements exceeds the limit of %d", n, lim.array)
 		}
 		if major == majorMap {
-			if n > maxMapPairs {
-				return 0, fmt.Errorf("map of %d pairs exceeds the limit of %d", n, maxMapPairs)
+			if n > lim.mapPairs {
+				return 0, fmt.Errorf("map of %d pairs exceeds the limit of %d", n, lim.mapPairs)
 			}
 			items = 2 * n
 		}
 		for range items {
-			if off, err = skipItem(data, off, depth); err != nil {
+			if off, err = walkItem(data, off, depth, lim); err != nil {
 				return 0, err
 			}
 		}
@@ -78,12 +87,11 @@ func skipItem(data []byte, off, depth int) (int, error) {
 			if _, _, n, off, err = anyHead(data, off); err != nil {
 				return 0, err
 			}
-			depth++
-			if depth > maxDepth {
-				return 0, fmt.Errorf("nesting exceeds %d levels", maxDepth)
+			if depth++; depth > lim.depth {
+				return 0, fmt.Errorf("nesting exceeds %d levels", lim.depth)
 			}
 		}
-		return skipItem(data, off, depth)
+		return walkItem(data, off, depth, lim)
 	}
 	return off, nil // integers, simple values, floats
 }
