@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/affine-ledger/ledger/internal/cborbytes"
 )
 
 // SeedSize is the length of a challenge seed in bytes.
@@ -144,11 +146,15 @@ func (id ID) MarshalCBOR() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cbor.Marshal(b)
+	return cborbytes.Marshal(b), nil
 }
 
-// UnmarshalCBOR reads what MarshalCBOR writes.
+// UnmarshalCBOR reads what MarshalCBOR writes (and, as fxamacker reads
+// them, other forms of a byte string, which canonical decoding refuses).
 func (id *ID) UnmarshalCBOR(data []byte) error {
+	if b, ok := cborbytes.Canonical(data); ok {
+		return id.UnmarshalBinary(b)
+	}
 	var b []byte
 	if err := cbor.Unmarshal(data, &b); err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)

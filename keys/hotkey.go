@@ -23,6 +23,8 @@ import (
 	"github.com/gtank/ristretto255"
 	subkey "github.com/vedhavyas/go-subkey/v2"
 	"github.com/vedhavyas/go-subkey/v2/sr25519"
+
+	"github.com/affine-ledger/ledger/internal/cborbytes"
 )
 
 // SS58Prefix is Bittensor's (the generic Substrate) address format.
@@ -87,12 +89,12 @@ func (p *PublicKey) UnmarshalText(b []byte) error {
 }
 
 // MarshalCBOR writes the 32 raw bytes as a byte string.
-func (p PublicKey) MarshalCBOR() ([]byte, error) { return cbor.Marshal(p[:]) }
+func (p PublicKey) MarshalCBOR() ([]byte, error) { return cborbytes.Marshal(p[:]), nil }
 
 // UnmarshalCBOR reads a 32-byte byte string.
 func (p *PublicKey) UnmarshalCBOR(data []byte) error {
-	var b []byte
-	if err := cbor.Unmarshal(data, &b); err != nil {
+	b, err := byteString(data)
+	if err != nil {
 		return fmt.Errorf("public key: %w", err)
 	}
 	if len(b) != len(p) {
@@ -103,12 +105,12 @@ func (p *PublicKey) UnmarshalCBOR(data []byte) error {
 }
 
 // MarshalCBOR writes the 64 raw bytes as a byte string.
-func (s Signature) MarshalCBOR() ([]byte, error) { return cbor.Marshal(s[:]) }
+func (s Signature) MarshalCBOR() ([]byte, error) { return cborbytes.Marshal(s[:]), nil }
 
 // UnmarshalCBOR reads a 64-byte byte string.
 func (s *Signature) UnmarshalCBOR(data []byte) error {
-	var b []byte
-	if err := cbor.Unmarshal(data, &b); err != nil {
+	b, err := byteString(data)
+	if err != nil {
 		return fmt.Errorf("signature: %w", err)
 	}
 	if len(b) != len(s) {
@@ -116,6 +118,17 @@ func (s *Signature) UnmarshalCBOR(data []byte) error {
 	}
 	copy(s[:], b)
 	return nil
+}
+
+// byteString reads a CBOR byte string: a canonical one directly, any other
+// form as fxamacker does.
+func byteString(data []byte) ([]byte, error) {
+	if b, ok := cborbytes.Canonical(data); ok {
+		return b, nil
+	}
+	var b []byte
+	err := cbor.Unmarshal(data, &b)
+	return b, err
 }
 
 // Hotkey is a secret key. Its String and GoString never print the secret.
