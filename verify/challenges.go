@@ -88,12 +88,14 @@ type DiskSet struct {
 	key      [4 + maxSetKey]byte // scratch, so that Add does not allocate
 }
 
-// Sizes. A buffer of pendingMax challenges makes a batch of about 2 MiB:
-// above Pebble's large-batch threshold (half the memtable), so that it
-// becomes a table without going through the memtable. The filter's 4 MiB
-// give 1% false positives at 3M keys, 0.02% at 1M.
+// Sizes. A buffer of pendingMax challenges makes a batch of about 500
+// KiB, which goes through Pebble's memtable (off the Go heap); four times
+// that, as a large batch, Pebble would hold on the heap until flushed, and
+// the set's peak memory would be 1.6 times higher at 1M keys than at 10k
+// (BenchmarkVerifyMemory with LEDGER_BENCH_LARGE=1), 1.3 times with these.
+// The filter's 4 MiB give 1% false positives at 3M keys, 0.02% at 1M.
 const (
-	pendingMax   = 1 << 14
+	pendingMax   = 1 << 12
 	filterBlocks = 1 << 16
 )
 
