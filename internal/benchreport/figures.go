@@ -61,7 +61,7 @@ func atLeast(limit float64) *target { return &target{OnRatio: true, Cmp: ">=", L
 
 var runs = []run{
 	{Key: "append", Pkg: "./ledger/", Bench: "^BenchmarkAppend$", Benchtime: "5000x"},
-	{Key: "verify", Pkg: "./verify/", Bench: "^BenchmarkVerify$", Benchtime: "2x"},
+	{Key: "verify", Pkg: "./verify/", Bench: "^BenchmarkVerify$", Benchtime: "6x"},
 	{Key: "proof", Pkg: "./verify/", Bench: "^BenchmarkProofVerify$", Benchtime: "50000x"},
 	{Key: "memory", Pkg: "./verify/", Bench: "^BenchmarkVerifyMemory$", Benchtime: "1x"},
 	{Key: "gossip", Pkg: "./node/", Bench: "^BenchmarkPropagation$", Benchtime: "300x"},
