@@ -143,6 +143,9 @@ type Hotkey struct {
 	// the cost of a signature) on every call. Nil for keys without a mini
 	// secret (soft-derived), which sign through pair. Read-only once set.
 	secret *ristretto255.Scalar
+	// nonces holds a signature nonce made ahead (nonce.go), for keys with
+	// a secret.
+	nonces noncePool
 }
 
 // Generate makes a new random hotkey.
@@ -180,6 +183,7 @@ func wrap(pair subkey.KeyPair) (*Hotkey, error) {
 	if s := pair.Seed(); len(s) == 32 {
 		copy(k.seed[:], s)
 		k.secret = secretScalar(k.seed, k.pub)
+		k.nonces = newNoncePool()
 	}
 	return k, nil
 }
@@ -228,8 +232,8 @@ func (k *Hotkey) Sign(msg []byte) (Signature, error) {
 // signCached is schnorrkel's SecretKey.Sign (go-schnorrkel v1.1.0,
 // sign.go) step for step, with the cached secret scalar and public key:
 // transcript = signing context "substrate" over msg, then proto-name
-// "Schnorr-sig", sign:pk = the public key; random nonce r, R = r·B,
-// sign:R = R; c = the transcript's 64-byte "sign:c" challenge reduced mod
+// "Schnorr-sig", sign:pk = the public key; random nonce r, R = r·B (made
+// ahead, see nonce.go), sign:R = R; c = the transcript's 64-byte "sign:c" challenge reduced mod
 // l; s = c·x + r; signature = R || s with the top bit of the last byte set
 // (schnorrkel's marker).
 func (k *Hotkey) signCached(msg []byte) (Signature, error) {
@@ -237,15 +241,15 @@ func (k *Hotkey) signCached(msg []byte) (Signature, error) {
 	t := schnorrkel.NewSigningContext([]byte("substrate"), msg)
 	t.AppendMessage([]byte("proto-name"), []byte("Schnorr-sig"))
 	t.AppendMessage([]byte("sign:pk"), k.pub[:])
-	r, err := schnorrkel.NewRandomScalar()
+	n, err := k.nonces.take()
 	if err != nil {
-		return sig, fmt.Errorf("sign: %w", err)
+		return sig, err
 	}
-	ristretto255.NewElement().ScalarBaseMult(r).Encode(sig[:0])
+	copy(sig[:32], n.R[:])
 	t.AppendMessage([]byte("sign:R"), sig[:32])
 	c := ristretto255.NewScalar().FromUniformBytes(t.ExtractBytes([]byte("sign:c"), 64))
 	s := ristretto255.NewScalar().Multiply(c, k.secret)
-	s.Add(s, r)
+	s.Add(s, n.r)
 	s.Encode(sig[32:32])
 	sig[63] |= 128
 	return sig, nil

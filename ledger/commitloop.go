@@ -76,6 +76,10 @@ func (a *Appender) run() {
 		if sy, ok := a.applyGroup(group); ok {
 			a.synced <- sy
 		}
+		// The next block's signature nonce, made now, while the fsync
+		// runs and requests gather, rather than on the next block's path.
+		// An error here recurs, and is reported, in the next Sign.
+		_ = a.key.PrepareSignature()
 	}
 }
 
