@@ -186,6 +186,11 @@ func TestResignedBlock(t *testing.T) {
 		{"checkpoint.root", func(h *ledger.Header) { h.Checkpoint.Root[0] ^= 1 }, nil, "bad checkpoint"},
 		{"validator", func(h *ledger.Header) { h.Validator = ks[1].Public() }, ks[1], "in the chain of"},
 		{"signer", func(h *ledger.Header) {}, ks[1], "bad signature"},
+		// The signature is checked while later checks run: its failure
+		// must still be the one reported.
+		{"signer+time_ms", func(h *ledger.Header) { h.TimeMS = 0 }, ks[1], "bad signature"},
+		{"signer+anchor.number", func(h *ledger.Header) { h.Anchor.Number = 0 }, ks[1], "bad signature"},
+		{"signer+checkpoint.root", func(h *ledger.Header) { h.Checkpoint.Root[0] ^= 1 }, ks[1], "bad signature"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,6 +208,24 @@ func TestResignedBlock(t *testing.T) {
 			onlyFailure(t, verifyDir(t, dir, verify.StoreScope{}), ks[0], 1, c, -1, tc.want)
 		})
 	}
+}
+
+// TestForgedBlockWithBadTranscript forges block 1 (signed by another
+// key) and alters its first transcript: the transcript's check finishes
+// long before the signature's, but the block's failure is the signature.
+func TestForgedBlockWithBadTranscript(t *testing.T) {
+	t.Parallel()
+	base, ks := build(t, small)
+	blk, ts := stored(t, base, ks[0], 1)
+	dir := copyStore(t, base)
+	raw, c := signAnyway(t, blk.Header, ks[1])
+	install(t, dir, ks[0].Public(), 1, c, raw)
+	bad := append([]byte(nil), ts[0]...)
+	bad[len(bad)-1] ^= 1
+	if err := ledgertest.OverwriteObject(dir, blk.Transcripts[0].Cid, bad); err != nil {
+		t.Fatal(err)
+	}
+	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{}), ks[0], 1, c, -1, "bad signature")
 }
 
 // signAnyway signs h with k even when k is not h's validator (a forged

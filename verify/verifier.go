@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/ipfs/go-cid"
@@ -187,11 +188,23 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, src source) {
 		fail("%v", err)
 		return
 	}
-	if err := vf.checkLinks(blk); err != nil {
+	// The signature check, the costliest of a block's own, runs while the
+	// pipeline checks the first transcripts; its verdict still comes
+	// before theirs.
+	sigErr := make(chan error, 1)
+	go func() { sigErr <- blk.VerifySignature() }()
+	signed := sync.OnceValue(func() error { return <-sigErr })
+	if err := vf.checkLinks(blk, signed); err != nil {
 		fail("%v", err)
 		return
 	}
-	if err := vf.objects(blk, c, src); err != nil {
+	if err := vf.objects(blk, c, src, func() error {
+		if err := signed(); err != nil {
+			fail("%v", err)
+			return err
+		}
+		return nil
+	}); err != nil {
 		return
 	}
 	got := ledger.Checkpoint{Size: ch.tree.End(), Root: rootOf(ch.tree)}
@@ -211,8 +224,10 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, src source) {
 }
 
 // checkLinks checks what ties a block to its chain: the validator, the
-// height, the previous link, the signature, and time and anchor order.
-func (vf *Verifier) checkLinks(b *ledger.Block) error {
+// height, the previous link, the signature (signed, which it waits for only
+// to report a later failure, so that failures keep this order), and time
+// and anchor order.
+func (vf *Verifier) checkLinks(b *ledger.Block, signed func() error) error {
 	ch := vf.ch
 	if b.Validator != ch.v {
 		return fmt.Errorf("block of validator %s in the chain of %s", b.Validator, ch.v)
@@ -223,25 +238,32 @@ func (vf *Verifier) checkLinks(b *ledger.Block) error {
 	if b.Height > 0 && !b.Prev.Cid.Equals(ch.prev) {
 		return fmt.Errorf("%v: prev links %s, the block at height %d is %s", ledger.ErrBadParent, b.Prev.Cid, b.Height-1, ch.prev)
 	}
-	if err := b.VerifySignature(); err != nil {
-		return err
-	}
+	var err error
 	if b.Height > 0 && b.TimeMS < ch.timeMS {
-		return fmt.Errorf("%v: time %d ms is before the parent's %d ms", ledger.ErrBadParent, b.TimeMS, ch.timeMS)
+		err = fmt.Errorf("%v: time %d ms is before the parent's %d ms", ledger.ErrBadParent, b.TimeMS, ch.timeMS)
+	} else if b.Height > 0 && b.Anchor.Number < ch.anchor.Number {
+		err = fmt.Errorf("%v: anchor %d is older than the parent's %d", ledger.ErrBadParent, b.Anchor.Number, ch.anchor.Number)
 	}
-	if b.Height > 0 && b.Anchor.Number < ch.anchor.Number {
-		return fmt.Errorf("%v: anchor %d is older than the parent's %d", ledger.ErrBadParent, b.Anchor.Number, ch.anchor.Number)
+	if err != nil {
+		if serr := signed(); serr != nil {
+			return serr
+		}
 	}
-	return nil
+	return err
 }
 
 // objects fetches and checks the block's transcripts and decisions. It
-// returns a non-nil error once the chain failed.
-func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, src source) error {
+// returns a non-nil error once the chain failed. signed reports the
+// block's signature check (and fails the chain if it failed): the
+// transcripts' parallel checks start before it, their verdicts only after.
+func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, src source, signed func() error) error {
 	ch := vf.ch
-	ch.seeds.observe(b.Anchor)
 	p := vf.startPipeline(b, src)
 	defer p.stop()
+	if err := signed(); err != nil {
+		return err
+	}
+	ch.seeds.observe(b.Anchor)
 	for i := range b.Transcripts {
 		it := p.next(i)
 		err := it.fetchErr
