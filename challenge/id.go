@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fxamacker/cbor/v2"
-
 	"github.com/affine-ledger/ledger/internal/cborbytes"
 )
 
@@ -152,11 +150,8 @@ func (id ID) MarshalCBOR() ([]byte, error) {
 // UnmarshalCBOR reads what MarshalCBOR writes (and, as fxamacker reads
 // them, other forms of a byte string, which canonical decoding refuses).
 func (id *ID) UnmarshalCBOR(data []byte) error {
-	if b, ok := cborbytes.Canonical(data); ok {
-		return id.UnmarshalBinary(b)
-	}
-	var b []byte
-	if err := cbor.Unmarshal(data, &b); err != nil {
+	b, err := cborbytes.Unmarshal(data)
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return id.UnmarshalBinary(b)

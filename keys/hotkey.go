@@ -19,7 +19,6 @@ import (
 	"fmt"
 
 	schnorrkel "github.com/ChainSafe/go-schnorrkel"
-	"github.com/fxamacker/cbor/v2"
 	"github.com/gtank/ristretto255"
 	subkey "github.com/vedhavyas/go-subkey/v2"
 	"github.com/vedhavyas/go-subkey/v2/sr25519"
@@ -93,7 +92,7 @@ func (p PublicKey) MarshalCBOR() ([]byte, error) { return cborbytes.Marshal(p[:]
 
 // UnmarshalCBOR reads a 32-byte byte string.
 func (p *PublicKey) UnmarshalCBOR(data []byte) error {
-	b, err := byteString(data)
+	b, err := cborbytes.Unmarshal(data)
 	if err != nil {
 		return fmt.Errorf("public key: %w", err)
 	}
@@ -109,7 +108,7 @@ func (s Signature) MarshalCBOR() ([]byte, error) { return cborbytes.Marshal(s[:]
 
 // UnmarshalCBOR reads a 64-byte byte string.
 func (s *Signature) UnmarshalCBOR(data []byte) error {
-	b, err := byteString(data)
+	b, err := cborbytes.Unmarshal(data)
 	if err != nil {
 		return fmt.Errorf("signature: %w", err)
 	}
@@ -118,17 +117,6 @@ func (s *Signature) UnmarshalCBOR(data []byte) error {
 	}
 	copy(s[:], b)
 	return nil
-}
-
-// byteString reads a CBOR byte string: a canonical one directly, any other
-// form as fxamacker does.
-func byteString(data []byte) ([]byte, error) {
-	if b, ok := cborbytes.Canonical(data); ok {
-		return b, nil
-	}
-	var b []byte
-	err := cbor.Unmarshal(data, &b)
-	return b, err
 }
 
 // Hotkey is a secret key. Its String and GoString never print the secret.
@@ -233,8 +221,8 @@ func (k *Hotkey) Sign(msg []byte) (Signature, error) {
 // sign.go) step for step, with the cached secret scalar and public key:
 // transcript = signing context "substrate" over msg, then proto-name
 // "Schnorr-sig", sign:pk = the public key; random nonce r, R = r·B (made
-// ahead, see nonce.go), sign:R = R; c = the transcript's 64-byte "sign:c" challenge reduced mod
-// l; s = c·x + r; signature = R || s with the top bit of the last byte set
+// ahead, see nonce.go), sign:R = R; c = the transcript's 64-byte "sign:c"
+// challenge reduced mod l; s = c·x + r; signature = R || s with the top bit of the last byte set
 // (schnorrkel's marker).
 func (k *Hotkey) signCached(msg []byte) (Signature, error) {
 	var sig Signature

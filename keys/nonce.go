@@ -13,9 +13,9 @@ import (
 // can be made before the message is known: the base-point multiplication,
 // about two thirds of a signature, then runs while the signer waits for
 // something else (an appender, for the previous block's fsync; see
-// PrepareSignature). A nonce is
-// as secret as the key and is used once: it leaves the pool by a channel
-// receive, which hands it to exactly one signature.
+// PrepareSignature). A nonce is as secret as the key and is used once: it
+// leaves the pool by a channel receive, which hands it to exactly one
+// signature.
 type nonce struct {
 	r *ristretto255.Scalar
 	R [32]byte

@@ -7,8 +7,9 @@ import (
 )
 
 // TestNoncesAreNeverReused signs and prepares signatures from several
-// goroutines at once, so that the pool is both warm and drained: every signature must verify, and no two may
-// share a commitment R (a reused nonce would reveal the secret key).
+// goroutines at once, so that the pool is both warm and drained: every
+// signature must verify, and no two may share a commitment R (a reused
+// nonce would reveal the secret key).
 func TestNoncesAreNeverReused(t *testing.T) {
 	k, err := Generate()
 	if err != nil {

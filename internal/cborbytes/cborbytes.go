@@ -6,7 +6,11 @@
 // judges it as before.
 package cborbytes
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/fxamacker/cbor/v2"
+)
 
 const majorBytes = 0x40
 
@@ -70,4 +74,16 @@ func Canonical(data []byte) (content []byte, ok bool) {
 		return nil, false
 	}
 	return data[head:], true
+}
+
+// Unmarshal reads a CBOR byte string: a canonical one directly, any other
+// form as fxamacker does (canonical decoding then refuses it when it
+// re-encodes the value).
+func Unmarshal(data []byte) ([]byte, error) {
+	if b, ok := Canonical(data); ok {
+		return b, nil
+	}
+	var b []byte
+	err := cbor.Unmarshal(data, &b)
+	return b, err
 }
