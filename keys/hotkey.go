@@ -249,12 +249,3 @@ func (k *Hotkey) String() string { return "hotkey " + k.pub.SS58() }
 // GoString keeps %#v from printing the secret.
 func (k *Hotkey) GoString() string { return k.String() }
 
-// Verify reports whether sig is pub's signature of msg under the
-// "substrate" context.
-func Verify(pub PublicKey, msg []byte, sig Signature) bool {
-	key, err := sr25519.Scheme{}.FromPublicKey(pub[:])
-	if err != nil {
-		return false
-	}
-	return key.Verify(msg, sig[:])
-}
