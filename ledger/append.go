@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ipfs/go-cid"
@@ -15,8 +16,9 @@ import (
 // Appender writes the local validator's chain. Concurrent Add and Append
 // calls are group-committed: a commit loop takes every queued request (up to
 // a block's worth), builds one block, and applies it as one Pebble batch
-// committed with pebble.Sync; a second goroutine waits for that batch's
-// fsync, publishes it to readers and only then answers its requests. The
+// committed with pebble.Sync; a second goroutine (or the loop itself, when
+// no other request waits) waits for that batch's fsync, publishes it to
+// readers and only then answers its requests. The
 // loop may build and apply the next block while the previous one syncs
 // (Pebble then syncs both with one fsync), at most two blocks ahead, and
 // requests gather meanwhile; so throughput follows the disk's sync rate
@@ -38,7 +40,9 @@ type Appender struct {
 	// fsync and answers their requests; its capacity bounds how many
 	// blocks may be waiting for durability at once.
 	synced chan syncing
-	done   chan struct{}
+	// unanswered counts the blocks sent on synced and not yet answered.
+	unanswered atomic.Int32
+	done       chan struct{}
 
 	// reserved holds the challenges of requests accepted by Add and not
 	// yet applied or dropped. Add checks the log (which holds every

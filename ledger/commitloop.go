@@ -73,45 +73,64 @@ func (a *Appender) run() {
 		if timer != nil {
 			timer.Stop()
 		}
-		if sy, ok := a.applyGroup(group); ok {
+		sy, ok := a.applyGroup(group)
+		if ok && carry == nil && a.unanswered.Load() == 0 && len(a.queue) == 0 {
+			// Nothing to build until this block is durable and nothing
+			// before it to answer: wait for it here, which spares each
+			// append made one at a time the wake-up of acknowledge.
+			a.prepareSignature()
+			a.answer(sy)
+			continue
+		}
+		if ok {
+			a.unanswered.Add(1)
 			a.synced <- sy
 		}
-		// The next block's signature nonce, made now, while the fsync
-		// runs and requests gather, rather than on the next block's path.
-		// An error here recurs, and is reported, in the next Sign.
-		_ = a.key.PrepareSignature()
+		a.prepareSignature()
 	}
 }
+
+// prepareSignature makes the next block's signature nonce now, while the
+// fsync runs and requests gather, rather than on the next block's path. An
+// error here recurs, and is reported, in the next Sign.
+func (a *Appender) prepareSignature() { _ = a.key.PrepareSignature() }
 
 // acknowledge answers requests once their block's fsync returned.
 func (a *Appender) acknowledge(done chan<- struct{}) {
 	defer close(done)
 	for sy := range a.synced {
-		// While the fsync runs. Before the reservations go: a challenge is
-		// always reserved, in the tail or in the tables (see
-		// challengeTail).
-		a.tail.add(sy.leaves, sy.f.lastSeq)
-		a.unreserve(sy.leaves)
-		receipts := make([]Receipt, len(sy.taken))
-		leaf := sy.cp.Size - uint64(len(sy.leaves))
-		for i, r := range sy.taken {
-			rc := Receipt{Block: sy.ref, Checkpoint: sy.cp, FirstLeaf: leaf}
-			for _, l := range r.leaves {
-				rc.Transcripts = append(rc.Transcripts, l.cid)
-			}
-			for _, d := range r.decisions {
-				rc.Decisions = append(rc.Decisions, d.cid)
-			}
-			leaf += uint64(len(r.leaves))
-			receipts[i] = rc
+		a.answer(sy)
+		a.unanswered.Add(-1)
+	}
+}
+
+// answer waits for sy's fsync, publishes it and answers its requests.
+// Blocks are answered one at a time in the order they were applied: by
+// acknowledge, or by the commit loop when acknowledge has none left.
+func (a *Appender) answer(sy syncing) {
+	// While the fsync runs. Before the reservations go: a challenge is
+	// always reserved, in the tail or in the tables (see challengeTail).
+	a.tail.add(sy.leaves, sy.f.lastSeq)
+	a.unreserve(sy.leaves)
+	receipts := make([]Receipt, len(sy.taken))
+	leaf := sy.cp.Size - uint64(len(sy.leaves))
+	for i, r := range sy.taken {
+		rc := Receipt{Block: sy.ref, Checkpoint: sy.cp, FirstLeaf: leaf}
+		for _, l := range r.leaves {
+			rc.Transcripts = append(rc.Transcripts, l.cid)
 		}
-		err := a.s.settle(sy.f)
-		for i, r := range sy.taken {
-			if err != nil {
-				r.reply <- appendResult{err: err}
-			} else {
-				r.reply <- appendResult{r: receipts[i]}
-			}
+		for _, d := range r.decisions {
+			rc.Decisions = append(rc.Decisions, d.cid)
+		}
+		leaf += uint64(len(r.leaves))
+		receipts[i] = rc
+	}
+	err := a.s.settle(sy.f)
+	for i, r := range sy.taken {
+		if err != nil {
+			r.reply <- appendResult{err: err}
+		} else {
+			r.reply <- appendResult{r: receipts[i]}
 		}
 	}
 }
