@@ -127,3 +127,20 @@ func exportChain(t testing.TB, s *ledger.Store, v keys.PublicKey) []peerBlock {
 }
 
 func cloneObjs(m map[cid.Cid][]byte) map[cid.Cid][]byte { return maps.Clone(m) }
+
+// checkAcknowledged reopens the store in dir and checks v's chain
+// (checkChain) and that every acknowledged leaf holds the transcript its
+// receipt named. It returns the log size.
+func checkAcknowledged(t testing.TB, dir string, v keys.PublicKey, acked map[uint64]cid.Cid) uint64 {
+	t.Helper()
+	s := open(t, dir)
+	defer s.Close()
+	size := checkChain(t, s, v)
+	for leaf, c := range acked {
+		st, err := s.Transcript(c)
+		if err != nil || st.Ref.Leaf != leaf {
+			t.Fatalf("acknowledged leaf %d after reopening: %v %+v", leaf, err, st.Ref)
+		}
+	}
+	return size
+}

@@ -201,16 +201,7 @@ func TestGroupCommit(t *testing.T) {
 		t.Fatalf("%d blocks for %d transcripts: no group commit", blocks, workers*each)
 	}
 	s.Close()
-
-	s = open(t, dir)
-	defer s.Close()
-	checkChain(t, s, v)
-	for leaf, c := range seen {
-		st, err := s.Transcript(c)
-		if err != nil || st.Ref.Leaf != leaf {
-			t.Fatalf("acknowledged leaf %d: %v %+v", leaf, err, st.Ref)
-		}
-	}
+	checkAcknowledged(t, dir, v, seen)
 }
 
 // checkChain re-verifies every block of v: links, signatures and that each
