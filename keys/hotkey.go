@@ -248,4 +248,3 @@ func (k *Hotkey) String() string { return "hotkey " + k.pub.SS58() }
 
 // GoString keeps %#v from printing the secret.
 func (k *Hotkey) GoString() string { return k.String() }
-
