@@ -72,18 +72,25 @@ func (MemSet) Close() error { return nil }
 // up in the buffers, then in Pebble: answers are exact, only their cost
 // varies.
 //
+// Pebble is opened by the goroutine that writes the first full buffer:
+// opening it costs several milliseconds of file creation and syncs, which
+// would otherwise sit before the first block of every audit, and an audit
+// of fewer than pendingMax challenges never needs it.
+//
 // A DiskSet is safe for concurrent use. A failed write to Pebble fails
 // every later call: the filter would vouch for keys that Pebble lacks.
 type DiskSet struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// db is nil until the first buffer has been written: until then no
+	// key is in Pebble. The writing goroutine hands it over through done.
 	db       *pebble.DB
 	dir      string
 	seed     maphash.Seed
 	filter   filter
-	active   *pending   // keys added since the last rotation
-	flushing *pending   // the previous buffer, while a goroutine writes it; nil when none
-	spare    *pending   // the buffer to use next, once flushing is written
-	done     chan error // the write of flushing
+	active   *pending     // keys added since the last rotation
+	flushing *pending     // the previous buffer, while a goroutine writes it; nil when none
+	spare    *pending     // the buffer to use next, once flushing is written
+	done     chan flushed // the write of flushing
 	err      error
 	key      [4 + maxSetKey]byte // scratch, so that Add does not allocate
 }
@@ -108,26 +115,26 @@ func NewDiskSet(dir string) (*DiskSet, error) {
 // newDiskSet lets tests use a small buffer and filter, so that a short run
 // exercises flushes and false positives.
 func newDiskSet(dir string, pendingMax, filterBlocks int) (*DiskSet, error) {
+	// The directory is made now, so that an unusable dir fails here.
 	tmp, err := os.MkdirTemp(dir, "ledger-verify-*")
 	if err != nil {
 		return nil, fmt.Errorf("challenge set: %w", err)
 	}
-	cache := pebble.NewCache(4 << 20)
-	defer cache.Unref()
-	db, err := pebble.Open(tmp, diskSetOptions(cache))
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("challenge set: %w", err)
-	}
 	return &DiskSet{
-		db:     db,
 		dir:    tmp,
 		seed:   maphash.MakeSeed(),
 		filter: newFilter(filterBlocks),
 		active: newPending(pendingMax),
 		spare:  newPending(pendingMax),
-		done:   make(chan error, 1),
+		done:   make(chan flushed, 1),
 	}, nil
+}
+
+// openDiskSetDB opens the set's Pebble store in dir.
+func openDiskSetDB(dir string) (*pebble.DB, error) {
+	cache := pebble.NewCache(4 << 20)
+	defer cache.Unref()
+	return pebble.Open(dir, diskSetOptions(cache))
 }
 
 // diskSetOptions tunes Pebble for many writes of random keys and rare
@@ -201,6 +208,9 @@ func (d *DiskSet) lookup(k []byte, h uint64) (Location, bool, error) {
 			return loc, true, nil
 		}
 	}
+	if d.db == nil {
+		return Location{}, false, nil
+	}
 	val, closer, err := d.db.Get(k)
 	switch {
 	case errors.Is(err, pebble.ErrNotFound):
@@ -222,8 +232,24 @@ func (d *DiskSet) rotate() error {
 		return err
 	}
 	d.flushing, d.active, d.spare = d.active, d.spare, nil
-	go func(p *pending) { d.done <- write(d.db, p) }(d.flushing)
+	go func(db *pebble.DB, p *pending) {
+		var err error
+		if db == nil {
+			db, err = openDiskSetDB(d.dir)
+		}
+		if err == nil {
+			err = write(db, p)
+		}
+		d.done <- flushed{db, err}
+	}(d.db, d.flushing)
 	return nil
+}
+
+// flushed is what the goroutine writing a buffer reports: the store it
+// wrote to (nil if it could not open one) and the write's error.
+type flushed struct {
+	db  *pebble.DB
+	err error
 }
 
 // wait waits for the buffer being written, if any, and makes it the spare;
@@ -232,8 +258,12 @@ func (d *DiskSet) wait() error {
 	if d.flushing == nil {
 		return d.err
 	}
-	if err := <-d.done; err != nil && d.err == nil {
-		d.err = fmt.Errorf("challenge set: %w", err)
+	f := <-d.done
+	if f.db != nil {
+		d.db = f.db
+	}
+	if f.err != nil && d.err == nil {
+		d.err = fmt.Errorf("challenge set: %w", f.err)
 	}
 	d.flushing.reset()
 	d.spare, d.flushing = d.flushing, nil
@@ -269,8 +299,10 @@ func (d *DiskSet) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	err := d.wait()
-	if cerr := d.db.Close(); err == nil {
-		err = cerr
+	if d.db != nil {
+		if cerr := d.db.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if rerr := os.RemoveAll(d.dir); err == nil {
 		err = rerr

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -161,5 +162,88 @@ func TestFilterNeverMisses(t *testing.T) {
 	}
 	if absent < 9_900 {
 		t.Fatalf("a sparse filter ruled out only %d of 10000 absent hashes", absent)
+	}
+}
+
+// TestDiskSetOpensPebbleWhenABufferFills checks that the scratch store is
+// created only by the first full buffer's write, that keys are still found
+// across that moment, and that a store which cannot be created fails the
+// set (sticky, reported by Close) instead of losing the buffer's keys.
+func TestDiskSetOpensPebbleWhenABufferFills(t *testing.T) {
+	t.Parallel()
+	id := func(i int) challenge.ID {
+		c := challenge.ID{Env: "sat", Version: 1}
+		c.Seed[0], c.Seed[1] = byte(i), byte(i>>8)
+		return c
+	}
+	add := func(d *DiskSet, i int) (Location, bool, error) {
+		return d.Add(keys.PublicKey{1}, keys.PublicKey{2}, id(i), Location{Height: uint64(i)})
+	}
+	entries := func(dir string) int {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(des)
+	}
+
+	d, err := newDiskSet(t.TempDir(), 8, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 7 {
+		if _, dup, err := add(d, i); err != nil || dup {
+			t.Fatalf("add %d: dup %v err %v", i, dup, err)
+		}
+	}
+	if n := entries(d.dir); n != 0 || d.db != nil {
+		t.Fatalf("%d files in the scratch directory before any buffer filled", n)
+	}
+	// 8 fills the first buffer (written and the store opened in the
+	// background), 16 the second, whose rotation waits for the first.
+	for i := 7; i < 17; i++ {
+		if _, dup, err := add(d, i); err != nil || dup {
+			t.Fatalf("add %d: dup %v err %v", i, dup, err)
+		}
+	}
+	if d.db == nil || entries(d.dir) == 0 {
+		t.Fatal("no Pebble store after two buffers were written")
+	}
+	for i := range 17 {
+		if first, dup, err := add(d, i); err != nil || !dup || first.Height != uint64(i) {
+			t.Fatalf("repeat of %d: first %+v dup %v err %v", i, first, dup, err)
+		}
+	}
+	dir := d.dir
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("scratch directory left behind: %v", err)
+	}
+
+	// A scratch path that is a file: Pebble cannot be created there.
+	broken, err := newDiskSet(t.TempDir(), 8, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(broken.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken.dir, []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var addErr error
+	for i := 0; i < 17 && addErr == nil; i++ {
+		_, _, addErr = add(broken, i)
+	}
+	if addErr == nil || !strings.Contains(addErr.Error(), "challenge set") {
+		t.Fatalf("adds after a failed store creation: %v", addErr)
+	}
+	if _, _, err := add(broken, 100); err == nil {
+		t.Fatal("the set kept answering after its store failed")
+	}
+	if err := broken.Close(); err == nil {
+		t.Fatal("Close did not report the failed store")
 	}
 }
