@@ -106,12 +106,9 @@ func (d *decoder) value(p *plan, v reflect.Value, depth int) error {
 	case planInt:
 		return d.int(p, v)
 	case planString:
-		b, err := d.str(majorText)
+		b, err := d.text()
 		if err != nil {
 			return err
-		}
-		if !utf8.Valid(b) {
-			return errors.New("text string is not valid UTF-8")
 		}
 		if d.borrow {
 			v.SetString(unsafe.String(unsafe.SliceData(b), len(b)))
@@ -168,29 +165,42 @@ func (d *decoder) value(p *plan, v reflect.Value, depth int) error {
 }
 
 func (d *decoder) int(p *plan, v reflect.Value) error {
-	b, err := d.peek()
+	n, err := d.integer(p.bits)
+	if errors.Is(err, errIntOverflow) {
+		return fmt.Errorf("integer overflows %s", p.typ)
+	}
 	if err != nil {
 		return err
+	}
+	v.SetInt(n)
+	return nil
+}
+
+var errIntOverflow = errors.New("integer overflows its type")
+
+// integer reads a signed integer that must fit in bits bits.
+func (d *decoder) integer(bits int) (int64, error) {
+	b, err := d.peek()
+	if err != nil {
+		return 0, err
 	}
 	major := b & 0xe0
 	if major != majorUint && major != majorNeg {
-		return d.typeError(b, "an integer")
+		return 0, d.typeError(b, "an integer")
 	}
 	n, err := d.head(major)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	// Both signs reach at most 2^(bits-1)-1 in the argument: -1-n is the
 	// most negative value for n = 2^(bits-1)-1.
-	if n>>(p.bits-1) != 0 {
-		return fmt.Errorf("integer overflows %s", p.typ)
+	if n>>(bits-1) != 0 {
+		return 0, errIntOverflow
 	}
 	if major == majorNeg {
-		v.SetInt(-1 - int64(n))
-	} else {
-		v.SetInt(int64(n))
+		return -1 - int64(n), nil
 	}
-	return nil
+	return int64(n), nil
 }
 
 func (d *decoder) slice(p *plan, v reflect.Value, depth int) error {
@@ -372,6 +382,18 @@ func (d *decoder) str(major byte) ([]byte, error) {
 	}
 	b := d.data[d.off : d.off+int(n)]
 	d.off += int(n)
+	return b, nil
+}
+
+// text reads a definite text string and checks that it is UTF-8.
+func (d *decoder) text() ([]byte, error) {
+	b, err := d.str(majorText)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(b) {
+		return nil, errors.New("text string is not valid UTF-8")
+	}
 	return b, nil
 }
 

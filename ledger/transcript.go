@@ -254,7 +254,7 @@ func (t *Transcript) Encode() ([]byte, cid.Cid, error) {
 // DecodeTranscript parses and checks an encoded transcript of either
 // format. It never panics.
 func DecodeTranscript(data []byte) (*Transcript, error) {
-	return decodeTranscript(data, codec.Unmarshal)
+	return decodeTranscript(data, false)
 }
 
 // DecodeTranscriptBorrowed is DecodeTranscript whose result shares memory
@@ -262,25 +262,33 @@ func DecodeTranscript(data []byte) (*Transcript, error) {
 // data is. An audit that checks a transcript and keeps nothing of its
 // text saves a copy of every message.
 func DecodeTranscriptBorrowed(data []byte) (*Transcript, error) {
-	return decodeTranscript(data, codec.UnmarshalBorrowed)
+	return decodeTranscript(data, true)
 }
 
-func decodeTranscript(data []byte, unmarshal func([]byte, any) error) (*Transcript, error) {
+func decodeTranscript(data []byte, borrow bool) (*Transcript, error) {
 	if len(data) > MaxTranscriptBytes {
 		return nil, malformed("transcript", "%d bytes, max %d", len(data), MaxTranscriptBytes)
+	}
+	unmarshal := codec.Unmarshal
+	if borrow {
+		unmarshal = codec.UnmarshalBorrowed
 	}
 	// Each format has one layout, told apart by its number of keys: the
 	// map head is the first byte of both.
 	var t Transcript
-	if len(data) > 0 && data[0] == mapHeadV1 {
+	switch {
+	case len(data) > 0 && data[0] == mapHeadV1:
 		var w transcriptV1
 		if err := unmarshal(data, &w); err != nil {
 			return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
 		}
 		t = w.transcript()
-	} else {
-		if err := unmarshal(data, &t); err != nil {
-			return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
+	default:
+		if !decodeTranscriptDirect(data, borrow, &t) {
+			t = Transcript{}
+			if err := unmarshal(data, &t); err != nil {
+				return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
+			}
 		}
 		if t.Format == TranscriptFormatV1 {
 			return nil, malformed("transcript", "format %d has no seed key", t.Format)

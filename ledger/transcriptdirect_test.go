@@ -1,0 +1,193 @@
+package ledger
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/envs"
+)
+
+// randomTranscript is a format-2 transcript that passes Check, with every
+// field drawn so that each head length, sign, null and empty case occurs.
+func randomTranscript(r *rand.Rand) Transcript {
+	num := func() uint64 { return r.Uint64() >> (r.IntN(8) * 8) } // every head length
+	signed := func() int64 {
+		if r.IntN(2) == 0 {
+			return -int64(num() >> 1)
+		}
+		return int64(num() >> 1)
+	}
+	text := func(max int) string {
+		words := []string{"the", "answer", "é", "是", "🙂", "\n", "<answer>42</answer>", ""}
+		var b strings.Builder
+		for b.Len() < r.IntN(max+1) {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		return b.String()
+	}
+	var hash, validator [32]byte
+	fill := func(b []byte) {
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+	}
+	fill(hash[:])
+	fill(validator[:])
+	envNames := []string{"mult8", "sat", "tictactoe", "a", "abd_2", strings.Repeat("z", challenge.MaxEnvName)}
+	env := envNames[r.IntN(len(envNames))]
+	version := uint16(1 + r.IntN(70000-1)%0xffff)
+	counter := num()
+	id, err := challenge.Derive(hash, validator, env, version, counter)
+	if err != nil {
+		panic(err)
+	}
+	t := Transcript{
+		Format: TranscriptFormat, Challenge: id, Env: env, EnvVersion: version, Validator: validator,
+		Seed:       &Seed{Anchor: Anchor{Number: num(), Hash: hash}, Counter: counter},
+		Reward:     signed(),
+		Reason:     text(40),
+		LatencyMS:  num(),
+		Attempts:   uint32(num()),
+		Error:      text(10),
+		HTTPStatus: uint16(num()),
+		StartedMS:  int64(num() >> 2),
+	}
+	t.FinishedMS = t.StartedMS + int64(r.IntN(1000))
+	t.Miner = Miner{UID: uint16(num()), Model: text(20), Revision: text(8), Endpoint: text(12), ModelHash: make([]byte, r.IntN(40))}
+	fill(t.Miner.Hotkey[:])
+	fill(t.Miner.ModelHash)
+	fill(t.Duel[:])
+	fill(t.Invocation[:])
+	t.Invocation[0] |= 1
+	if r.IntN(3) > 0 {
+		t.Usage = &Usage{PromptTokens: num(), CompletionTokens: num()}
+	}
+	for range r.IntN(30) {
+		t.Conversation = append(t.Conversation, envs.Message{Role: []string{"user", "assistant", "system", "tool_call"}[r.IntN(4)], Content: text(300)})
+	}
+	for range r.IntN(30) {
+		t.TurnRewards = append(t.TurnRewards, signed())
+	}
+	return t
+}
+
+// viaCodec decodes data the reflective way, the reference the direct
+// decoder answers to.
+func viaCodec(data []byte, borrow bool) (Transcript, error) {
+	var t Transcript
+	var err error
+	if borrow {
+		err = codec.UnmarshalBorrowed(data, &t)
+	} else {
+		err = codec.Unmarshal(data, &t)
+	}
+	return t, err
+}
+
+// sameAsCodec fails t unless the direct decoder accepts exactly what the
+// codec accepts of data, with the same value, borrowed or copied.
+func sameAsCodec(t *testing.T, data []byte) (accepted bool) {
+	t.Helper()
+	for _, borrow := range []bool{false, true} {
+		want, err := viaCodec(data, borrow)
+		var got Transcript
+		ok := decodeTranscriptDirect(data, borrow, &got)
+		if ok != (err == nil) {
+			t.Fatalf("borrow %v: direct decoder says %v, codec says %v, of % x", borrow, ok, err, data[:min(len(data), 48)])
+		}
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Fatalf("borrow %v: direct decoder gives %+v, codec %+v", borrow, got, want)
+		}
+		accepted = ok
+	}
+	return accepted
+}
+
+func TestTranscriptDirectReadsWhatEncodeWrites(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 400 {
+		tr := randomTranscript(r)
+		raw, _, err := tr.Encode()
+		if err != nil {
+			t.Fatalf("transcript %d: %v", i, err)
+		}
+		if !sameAsCodec(t, raw) {
+			t.Fatalf("transcript %d: the direct decoder refuses an encoded transcript", i)
+		}
+		// A transcript decoded either way is the same record.
+		got, err := DecodeTranscript(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _, _ := got.Encode(); string(again) != string(raw) {
+			t.Fatalf("transcript %d does not re-encode to its bytes", i)
+		}
+	}
+}
+
+// Every one-byte change and every cut of an encoded transcript: the direct
+// decoder must refuse what the codec refuses (a non-canonical head, a key
+// out of place, an overflow, bad UTF-8, a bad challenge ID) and agree on
+// what it accepts.
+func TestTranscriptDirectAgreesOnDamagedInput(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	accepted, refused := 0, 0
+	for range 40 {
+		raw, _, err := func() ([]byte, any, error) { tr := randomTranscript(r); return tr.Encode() }()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 200 {
+			bad := append([]byte(nil), raw...)
+			switch r.IntN(3) {
+			case 0:
+				bad[r.IntN(len(bad))] ^= byte(1 << r.IntN(8))
+			case 1:
+				bad[r.IntN(len(bad))] = byte(r.Uint32())
+			default:
+				bad = bad[:r.IntN(len(bad))]
+			}
+			if sameAsCodec(t, bad) {
+				accepted++
+			} else {
+				refused++
+			}
+		}
+	}
+	// Both verdicts must occur, or the comparison tested nothing.
+	if accepted == 0 || refused == 0 {
+		t.Fatalf("accepted %d, refused %d damaged inputs", accepted, refused)
+	}
+}
+
+func TestTranscriptDirectRefusesFormat1(t *testing.T) {
+	tr := randomTranscript(rand.New(rand.NewPCG(5, 6)))
+	tr.Format, tr.Seed = TranscriptFormatV1, nil
+	raw, _, err := tr.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if decodeTranscriptDirect(raw, false, new(Transcript)) {
+		t.Fatal("the direct decoder read a format-1 transcript, which has no seed key")
+	}
+	if _, err := DecodeTranscript(raw); err != nil {
+		t.Fatalf("format 1 no longer decodes: %v", err)
+	}
+}
+
+func FuzzTranscriptDirect(f *testing.F) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 8 {
+		tr := randomTranscript(r)
+		raw, _, err := tr.Encode()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { sameAsCodec(t, data) })
+}
