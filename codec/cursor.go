@@ -1,10 +1,6 @@
 package codec
 
-import (
-	"fmt"
-	"io"
-	"unsafe"
-)
+import "fmt"
 
 // Cursor reads a record item by item with the direct decoder's rules
 // (every head in its shortest form, exact types, definite lengths), for a
@@ -36,11 +32,10 @@ func (c *Cursor) Err() error {
 	return c.err
 }
 
-func (c *Cursor) fail(err error) bool {
-	if c.err == nil && err != nil {
+func (c *Cursor) fail(err error) {
+	if c.err == nil {
 		c.err = err
 	}
-	return c.err != nil
 }
 
 // Map reads the head of a map that must have n pairs. A record's keys are
@@ -76,13 +71,8 @@ func (c *Cursor) Uint(bits int) uint64 {
 	if c.err != nil {
 		return 0
 	}
-	n, err := c.d.head(majorUint)
-	if err == nil && bits < 64 && n>>bits != 0 {
-		err = errIntOverflow
-	}
-	if c.fail(err) {
-		return 0
-	}
+	n, err := c.d.uint(bits)
+	c.fail(err)
 	return n
 }
 
@@ -92,9 +82,7 @@ func (c *Cursor) Int(bits int) int64 {
 		return 0
 	}
 	n, err := c.d.integer(bits)
-	if c.fail(err) {
-		return 0
-	}
+	c.fail(err)
 	return n
 }
 
@@ -103,54 +91,37 @@ func (c *Cursor) Text() string {
 	if c.err != nil {
 		return ""
 	}
-	b, err := c.d.text()
-	if c.fail(err) {
-		return ""
-	}
-	if c.d.borrow {
-		return unsafe.String(unsafe.SliceData(b), len(b))
-	}
-	return string(b)
+	s, err := c.d.text()
+	c.fail(err)
+	return s
 }
 
 // Bytes reads a byte string; never nil, as Unmarshal decodes an empty one.
 func (c *Cursor) Bytes() []byte {
-	b := c.byteString()
 	if c.err != nil {
 		return nil
 	}
-	if c.d.borrow {
-		return b[:len(b):len(b)]
-	}
-	return append(make([]byte, 0, len(b)), b...)
+	b, err := c.d.bytes()
+	c.fail(err)
+	return b
 }
 
 // BytesView reads a byte string and returns it aliasing the input, however
 // the cursor was made: for a value that is parsed at once and not kept.
-func (c *Cursor) BytesView() []byte { return c.byteString() }
-
-func (c *Cursor) byteString() []byte {
+func (c *Cursor) BytesView() []byte {
 	if c.err != nil {
 		return nil
 	}
 	b, err := c.d.str(majorBytes)
-	if c.fail(err) {
-		return nil
-	}
+	c.fail(err)
 	return b
 }
 
 // ByteArray reads a byte string of exactly len(dst) bytes into dst.
 func (c *Cursor) ByteArray(dst []byte) {
-	b := c.byteString()
-	if c.err != nil {
-		return
+	if c.err == nil {
+		c.fail(c.d.byteArray(dst))
 	}
-	if len(b) != len(dst) {
-		c.fail(fmt.Errorf("byte string of %d bytes, want %d: %w", len(b), len(dst), ErrNotCanonical))
-		return
-	}
-	copy(dst, b)
 }
 
 // Null consumes a null and reports true if one comes next.
@@ -172,16 +143,7 @@ func (c *Cursor) ArrayLen() int {
 	if c.err != nil {
 		return 0
 	}
-	n, err := c.d.head(majorArray)
-	switch {
-	case err != nil:
-	case n > maxArray:
-		err = fmt.Errorf("array of %d elements exceeds the limit of %d", n, maxArray)
-	case n > uint64(len(c.d.data)-c.d.off):
-		err = io.ErrUnexpectedEOF
-	}
-	if c.fail(err) {
-		return 0
-	}
-	return int(n)
+	n, err := c.d.arrayLen()
+	c.fail(err)
+	return n
 }

@@ -95,46 +95,33 @@ func (d *decoder) value(p *plan, v reflect.Value, depth int) error {
 		d.off++
 		v.SetBool(b == cborTrue)
 	case planUint:
-		n, err := d.head(majorUint)
+		n, err := d.uint(p.bits)
 		if err != nil {
 			return err
-		}
-		if p.bits < 64 && n>>p.bits != 0 {
-			return fmt.Errorf("integer %d overflows %s", n, p.typ)
 		}
 		v.SetUint(n)
 	case planInt:
-		return d.int(p, v)
+		n, err := d.integer(p.bits)
+		if err != nil {
+			return err
+		}
+		v.SetInt(n)
 	case planString:
-		b, err := d.text()
+		str, err := d.text()
 		if err != nil {
 			return err
 		}
-		if d.borrow {
-			v.SetString(unsafe.String(unsafe.SliceData(b), len(b)))
-		} else {
-			v.SetString(string(b))
-		}
+		v.SetString(str)
 	case planBytes:
-		b, err := d.str(majorBytes)
+		b, err := d.bytes()
 		if err != nil {
 			return err
 		}
-		// Never nil, as fxamacker decodes an empty byte string.
-		if d.borrow {
-			v.SetBytes(b[:len(b):len(b)])
-		} else {
-			v.SetBytes(append(make([]byte, 0, len(b)), b...))
-		}
+		v.SetBytes(b)
 	case planByteArray:
-		b, err := d.str(majorBytes)
-		if err != nil {
+		if err := d.byteArray(v.Bytes()); err != nil {
 			return err
 		}
-		if len(b) != p.n {
-			return fmt.Errorf("byte string of %d bytes for %s: %w", len(b), p.typ, ErrNotCanonical)
-		}
-		copy(v.Bytes(), b)
 	case planSlice:
 		return d.slice(p, v, depth)
 	case planPointer:
@@ -164,19 +151,17 @@ func (d *decoder) value(p *plan, v reflect.Value, depth int) error {
 	return nil
 }
 
-func (d *decoder) int(p *plan, v reflect.Value) error {
-	n, err := d.integer(p.bits)
-	if errors.Is(err, errIntOverflow) {
-		return fmt.Errorf("integer overflows %s", p.typ)
-	}
+// uint reads an unsigned integer that must fit in bits bits.
+func (d *decoder) uint(bits int) (uint64, error) {
+	n, err := d.head(majorUint)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	v.SetInt(n)
-	return nil
+	if bits < 64 && n>>bits != 0 {
+		return 0, fmt.Errorf("integer %d overflows %d bits", n, bits)
+	}
+	return n, nil
 }
-
-var errIntOverflow = errors.New("integer overflows its type")
 
 // integer reads a signed integer that must fit in bits bits.
 func (d *decoder) integer(bits int) (int64, error) {
@@ -195,7 +180,7 @@ func (d *decoder) integer(bits int) (int64, error) {
 	// Both signs reach at most 2^(bits-1)-1 in the argument: -1-n is the
 	// most negative value for n = 2^(bits-1)-1.
 	if n>>(bits-1) != 0 {
-		return 0, errIntOverflow
+		return 0, fmt.Errorf("integer overflows %d bits", bits)
 	}
 	if major == majorNeg {
 		return -1 - int64(n), nil
@@ -204,20 +189,12 @@ func (d *decoder) integer(bits int) (int64, error) {
 }
 
 func (d *decoder) slice(p *plan, v reflect.Value, depth int) error {
-	n, err := d.head(majorArray)
+	n, err := d.arrayLen()
 	if err != nil {
 		return err
 	}
-	if n > maxArray {
-		return fmt.Errorf("array of %d elements exceeds the limit of %d", n, maxArray)
-	}
-	// Every element takes at least a byte: a count the data cannot hold
-	// is refused before allocating for it.
-	if n > uint64(len(d.data)-d.off) {
-		return io.ErrUnexpectedEOF
-	}
-	s := reflect.MakeSlice(p.typ, int(n), int(n))
-	for i := range int(n) {
+	s := reflect.MakeSlice(p.typ, n, n)
+	for i := range n {
 		if err := d.value(p.elem, s.Index(i), depth+1); err != nil {
 			return fmt.Errorf("element %d: %w", i, err)
 		}
@@ -385,16 +362,63 @@ func (d *decoder) str(major byte) ([]byte, error) {
 	return b, nil
 }
 
-// text reads a definite text string and checks that it is UTF-8.
-func (d *decoder) text() ([]byte, error) {
+// arrayLen reads an array head. Every element takes at least a byte: a
+// count the data cannot hold is refused before anything is allocated for
+// it.
+func (d *decoder) arrayLen() (int, error) {
+	n, err := d.head(majorArray)
+	if err != nil {
+		return 0, err
+	}
+	if n > maxArray {
+		return 0, fmt.Errorf("array of %d elements exceeds the limit of %d", n, maxArray)
+	}
+	if n > uint64(len(d.data)-d.off) {
+		return 0, io.ErrUnexpectedEOF
+	}
+	return int(n), nil
+}
+
+// text reads a UTF-8 text string: aliasing the input when borrowing, a
+// copy otherwise.
+func (d *decoder) text() (string, error) {
 	b, err := d.str(majorText)
+	if err != nil {
+		return "", err
+	}
+	if !utf8.Valid(b) {
+		return "", errors.New("text string is not valid UTF-8")
+	}
+	if d.borrow {
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	}
+	return string(b), nil
+}
+
+// bytes reads a byte string: aliasing the input when borrowing, a copy
+// otherwise, never nil (as fxamacker decodes an empty one).
+func (d *decoder) bytes() ([]byte, error) {
+	b, err := d.str(majorBytes)
 	if err != nil {
 		return nil, err
 	}
-	if !utf8.Valid(b) {
-		return nil, errors.New("text string is not valid UTF-8")
+	if d.borrow {
+		return b[:len(b):len(b)], nil
 	}
-	return b, nil
+	return append(make([]byte, 0, len(b)), b...), nil
+}
+
+// byteArray reads a byte string of exactly len(dst) bytes into dst.
+func (d *decoder) byteArray(dst []byte) error {
+	b, err := d.str(majorBytes)
+	if err != nil {
+		return err
+	}
+	if len(b) != len(dst) {
+		return fmt.Errorf("byte string of %d bytes, want %d: %w", len(b), len(dst), ErrNotCanonical)
+	}
+	copy(dst, b)
+	return nil
 }
 
 func (d *decoder) typeError(b byte, want string) error {
