@@ -20,13 +20,20 @@ const (
 // decoder rejects unknown fields, so the two never both match); whether
 // the record is valid is for the caller to check.
 func Classify(data []byte) Kind {
+	k, _ := ClassifyBlock(data)
+	return k
+}
+
+// ClassifyBlock is Classify that also returns the block it decoded, so
+// that a caller about to check a block does not decode it again.
+func ClassifyBlock(data []byte) (Kind, *ledger.Block) {
 	var b ledger.Block
 	if codec.Unmarshal(data, &b) == nil {
-		return Block
+		return Block, &b
 	}
 	var p ledger.ForkProof
 	if codec.Unmarshal(data, &p) == nil {
-		return ForkProof
+		return ForkProof, nil
 	}
-	return Other
+	return Other, nil
 }

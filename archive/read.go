@@ -50,6 +50,11 @@ func (s Section) Where() string {
 // Reader streams the sections of a CARv1 archive. It never panics on any
 // input, allocates at most MaxSection per section, and checks only the
 // framing and the form of every CID (v1, dag-cbor, sha2-256).
+//
+// A section's Data belongs to the caller. A caller done with it may hand
+// it back with Recycle, and a later section is read into it: an audit then
+// reads a whole archive through a few dozen buffers instead of allocating
+// (and zeroing) one per object.
 type Reader struct {
 	br     *car.BlockReader
 	in     *countingReader
@@ -57,14 +62,18 @@ type Reader struct {
 	next   int
 	unread *Section
 	err    error
+	free   chan []byte
 }
+
+// recycled bounds the buffers a Reader keeps for reuse: a verifier has at
+// most its pipeline's depth of sections in flight.
+const recycled = 128
 
 // NewReader reads the header of a CARv1 archive from r.
 func NewReader(r io.Reader) (*Reader, error) {
 	in := &countingReader{r: bufio.NewReaderSize(r, 1<<16), recording: true}
 	br, err := car.NewBlockReader(in,
 		car.WithTrustedCAR(true), // hashes are checked by the caller, per object
-		car.MaxAllowedSectionSize(MaxSection),
 		car.MaxAllowedHeaderSize(MaxHeader),
 	)
 	if err != nil {
@@ -81,7 +90,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 			return nil, fmt.Errorf("%w: root %d: %v", ErrMalformed, i, err)
 		}
 	}
-	return &Reader{br: br, in: in, Roots: br.Roots}, nil
+	return &Reader{br: br, in: in, Roots: br.Roots, free: make(chan []byte, recycled)}, nil
 }
 
 // Next returns the next section, io.EOF after the last. After any other
@@ -96,11 +105,15 @@ func (r *Reader) Next() (Section, error) {
 		return Section{}, r.err
 	}
 	s := Section{Index: r.next, Offset: r.in.n}
-	b, err := r.br.Next()
+	var err error
+	s.CID, s.Data, err = r.section()
 	if errors.Is(err, io.EOF) && r.in.n > s.Offset {
 		// go-car reports a section cut right after its length as a
 		// clean end.
 		err = io.ErrUnexpectedEOF
+	}
+	if err == nil {
+		err = checkAddress(s.CID)
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -110,13 +123,56 @@ func (r *Reader) Next() (Section, error) {
 		}
 		return Section{}, r.err
 	}
-	s.CID, s.Data = b.Cid(), b.RawData()
-	if err := checkAddress(s.CID); err != nil {
-		r.err = fmt.Errorf("%w: %s: %v", ErrMalformed, s.Where(), err)
-		return Section{}, r.err
-	}
 	r.next++
 	return s, nil
+}
+
+// section reads the next section's CID and data, the data into a recycled
+// buffer if one is large enough. go-car frames the section and parses the
+// CID; the bound is checked here, before the data is read, because
+// go-car's streaming read takes none.
+func (r *Reader) section() (cid.Cid, []byte, error) {
+	c, body, n, err := r.br.NextReader()
+	if err != nil {
+		return cid.Undef, nil, err
+	}
+	if size := uint64(c.ByteLen()) + n; size > MaxSection {
+		return cid.Undef, nil, fmt.Errorf("section of %d bytes, over the limit of %d", size, MaxSection)
+	}
+	data := r.buffer(int(n))
+	if _, err := io.ReadFull(body, data); err != nil {
+		return cid.Undef, nil, err
+	}
+	return c, data, nil
+}
+
+// buffer returns n bytes of a recycled buffer, or new ones.
+func (r *Reader) buffer(n int) []byte {
+	select {
+	case b := <-r.free:
+		if cap(b) >= n {
+			return b[:n]
+		}
+	default:
+	}
+	// Room to spare, so that a buffer fits most later sections too.
+	return make([]byte, n, max(n, 4<<10)+n/4)
+}
+
+// Recycle hands back the Data of a section the caller is done with, for a
+// later section to be read into. The caller must not touch data again; it
+// may call Recycle from any goroutine. Race-detector builds overwrite the
+// bytes at once, so that a test of a caller that still reads them fails.
+func (r *Reader) Recycle(data []byte) {
+	if poisonRecycled {
+		for i := range data {
+			data[i] = 0xa5
+		}
+	}
+	select {
+	case r.free <- data:
+	default:
+	}
 }
 
 // Offset is how many bytes of the archive the reader has consumed: after

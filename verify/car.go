@@ -77,13 +77,14 @@ func (c *carVerifier) read() bool {
 			c.vf.Fail(Failure{Transcript: -1, Reason: err.Error()})
 			return false
 		}
-		switch archive.Classify(sec.Data) {
+		kind, blk := archive.ClassifyBlock(sec.Data)
+		switch kind {
 		case archive.Block:
 			if c.inForks {
 				c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("%s: block after the fork proofs", sec.Where())})
 				return false
 			}
-			if !c.block(sec) {
+			if !c.block(sec, blk) {
 				return false
 			}
 		case archive.ForkProof:
@@ -105,10 +106,10 @@ func (c *carVerifier) read() bool {
 	}
 }
 
-// block verifies one block, pulling its objects from the sections after
-// it. It returns false when the archive cannot be read on.
-func (c *carVerifier) block(sec archive.Section) bool {
-	blk := blockShape(sec.Data)
+// block verifies one block, whose section decoded to blk (unchecked),
+// pulling its objects from the sections after it. It returns false when
+// the archive cannot be read on.
+func (c *carVerifier) block(sec archive.Section, blk *ledger.Block) bool {
 	if c.v == nil || blk.Validator != *c.v {
 		if c.v != nil && bytes.Compare(blk.Validator[:], c.v[:]) <= 0 {
 			c.vf.Fail(Failure{Validator: blk.Validator.String(), Height: blk.Height, CID: sec.CID.String(), Transcript: -1,
@@ -152,7 +153,9 @@ func (c *carVerifier) block(sec archive.Section) bool {
 		return o.Data, nil
 	}
 	before := len(c.vf.rep.Failures)
-	c.vf.Block(sec.Data, sec.CID, fetch)
+	// The block's transcripts are read into recycled buffers: check keeps
+	// nothing of their bytes (TestCheckKeepsNothingOfRaw).
+	c.vf.block(sec.Data, sec.CID, blk, source{fetch: fetch, release: c.ar.Recycle})
 	if c.vf.Failed() {
 		if len(c.vf.rep.Failures) > before {
 			locate(&c.vf.rep.Failures[len(c.vf.rep.Failures)-1], sec, fetched, fetchFailed)
@@ -192,12 +195,11 @@ func (c *carVerifier) resync() bool {
 			c.vf.Fail(Failure{Transcript: -1, Reason: err.Error()})
 			return false
 		}
-		switch archive.Classify(sec.Data) {
+		switch kind, blk := archive.ClassifyBlock(sec.Data); kind {
 		case archive.ForkProof:
 			c.ar.Unread(sec)
 			return true
 		case archive.Block:
-			blk := blockShape(sec.Data)
 			if c.v == nil || blk.Validator != *c.v {
 				c.ar.Unread(sec)
 				return true
@@ -261,12 +263,4 @@ func cidString(c cid.Cid) string {
 		return ""
 	}
 	return c.String()
-}
-
-// blockShape decodes a section Classify called a block, without the
-// structural checks Verifier.Block reports.
-func blockShape(data []byte) *ledger.Block {
-	var b ledger.Block
-	_ = codec.Unmarshal(data, &b)
-	return &b
 }

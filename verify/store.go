@@ -76,7 +76,7 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 			}
 			if err == nil {
 				err = s.ReadObject(ref.CID, func(raw []byte) error {
-					vf.block(raw, ref.CID, src)
+					vf.block(raw, ref.CID, nil, src)
 					return nil
 				})
 			}

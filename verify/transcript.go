@@ -22,10 +22,13 @@ const ahead = 64
 // source is where a block's objects come from: fetch, called in link
 // order from one goroutine (a stream), or visit, which may be called from
 // several goroutines at once and lends fn the bytes for the duration of
-// the call (a store: no copy per object).
+// the call (a store: no copy per object). release, if set, takes back the
+// bytes of a transcript fetch returned once its check is over (a stream
+// reads later objects into them).
 type source struct {
-	fetch Fetch
-	visit func(c cid.Cid, fn func(raw []byte) error) error
+	fetch   Fetch
+	visit   func(c cid.Cid, fn func(raw []byte) error) error
+	release func(raw []byte)
 }
 
 func (s source) concurrent() bool { return s.visit != nil }
@@ -52,15 +55,23 @@ type item struct {
 	// reported only if T4 and T5 (in order, sequential) pass.
 	err       error
 	reexecErr error
-	done      chan struct{} // closed once the fields above are final
+	// ready is set once the fields above are final.
+	ready atomic.Bool
 }
 
 // pipeline checks the transcripts of one block in parallel (the steps
 // that depend on nothing but a transcript's bytes), at most ahead of them
-// in front of the in-order stage that consumes them with next, so that
-// the workers never wait for a batch to drain. A stream is read in link
-// order by one goroutine, which stops at its first fetch error (the
-// stream's position is then lost); a store is read by the workers.
+// in front of the in-order stage, so that the workers never wait for a
+// batch to drain. A stream is read in link order by one goroutine, which
+// stops at its first fetch error (the stream's position is then lost); a
+// store is read by the workers.
+//
+// The in-order stage runs on whichever goroutine finds the next transcript
+// ready: the worker that finished it, or the caller of inOrder. A stage of
+// its own would wait for a core behind busy workers and fall up to ahead
+// transcripts behind, and then finish every block alone, with the other
+// core idle (an execution trace of the 4 KiB archive benchmark showed a
+// quarter of each block spent so).
 type pipeline struct {
 	vf    *Verifier
 	b     *ledger.Block
@@ -71,14 +82,26 @@ type pipeline struct {
 	stopped bool
 	claim   atomic.Int64
 	wg      sync.WaitGroup
+
+	// mu is held by the goroutine running the in-order stage; the fields
+	// below are its state.
+	mu sync.Mutex
+	// consume is the in-order stage, nil until inOrder starts it.
+	consume func(i int, it *item) error
+	next    int   // the next transcript to consume
+	failed  int   // the transcript that failed, if err is set
+	err     error // the in-order stage's first failure
+	over    bool  // every transcript consumed, or one failed
+	// finished is closed when over is set.
+	finished chan struct{}
+	// stalled, if set, is called where drain stops at a transcript not
+	// ready, with p.mu held: a test makes the transcript ready there.
+	stalled func(i int)
 }
 
 func (vf *Verifier) startPipeline(b *ledger.Block, src source) *pipeline {
 	links := b.Transcripts
-	p := &pipeline{vf: vf, b: b, items: make([]item, len(links)), slots: make(chan struct{}, ahead), quit: make(chan struct{})}
-	for i := range p.items {
-		p.items[i].done = make(chan struct{})
-	}
+	p := &pipeline{vf: vf, b: b, items: make([]item, len(links)), slots: make(chan struct{}, ahead), quit: make(chan struct{}), finished: make(chan struct{})}
 	workers := vf.opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -100,7 +123,7 @@ func (vf *Verifier) startPipeline(b *ledger.Block, src source) *pipeline {
 			it := &p.items[i]
 			it.raw, it.fetchErr = src.fetch(l.Cid)
 			if it.fetchErr != nil {
-				close(it.done)
+				p.done(it)
 				return
 			}
 			work <- i
@@ -111,8 +134,11 @@ func (vf *Verifier) startPipeline(b *ledger.Block, src source) *pipeline {
 			for i := range work {
 				it := &p.items[i]
 				vf.check(b, links[i].Cid, it.raw, it)
+				if src.release != nil {
+					src.release(it.raw)
+				}
 				it.raw = nil
-				close(it.done)
+				p.done(it)
 			}
 		})
 	}
@@ -137,7 +163,7 @@ func (p *pipeline) visitLoop(links []codec.Link, visit func(cid.Cid, func([]byte
 		if !read {
 			it.fetchErr = err
 		}
-		close(it.done)
+		p.done(it)
 	}
 }
 
@@ -151,12 +177,65 @@ func (p *pipeline) take() bool {
 	}
 }
 
-// next waits for transcript i (consumed in order) and frees its slot.
-func (p *pipeline) next(i int) *item {
-	it := &p.items[i]
-	<-it.done
-	<-p.slots
-	return it
+// done marks it final and runs the in-order stage if it is waiting.
+func (p *pipeline) done(it *item) {
+	it.ready.Store(true)
+	p.advance()
+}
+
+// advance consumes, in order, the transcripts that are ready, unless
+// another goroutine is doing so. The goroutine doing so may have found the
+// next transcript not ready just before it became so, and its finisher's
+// TryLock then fails: so after unlocking, the transcript it stopped at is
+// looked at again (a transcript marked ready before a TryLock fails is
+// seen by the goroutine that held the lock, once it has unlocked).
+func (p *pipeline) advance() {
+	for p.mu.TryLock() {
+		w := p.drain()
+		p.mu.Unlock()
+		if w < 0 || !p.items[w].ready.Load() {
+			return
+		}
+	}
+}
+
+// drain consumes the transcripts that are ready, in order; p.mu is held.
+// It returns the transcript it stopped at, not ready, or -1 when the
+// stage has nothing to do (not started, or over).
+func (p *pipeline) drain() int {
+	if p.consume == nil || p.over {
+		return -1
+	}
+	for p.next < len(p.items) {
+		it := &p.items[p.next]
+		if !it.ready.Load() {
+			if p.stalled != nil {
+				p.stalled(p.next)
+			}
+			return p.next
+		}
+		if err := p.consume(p.next, it); err != nil {
+			p.failed, p.err = p.next, err
+			break
+		}
+		p.next++
+		<-p.slots
+	}
+	p.over = true
+	close(p.finished)
+	return -1
+}
+
+// inOrder runs consume on every transcript in order, each as soon as it
+// is ready, on whichever goroutine finds it so, and returns at the end or
+// at the first error with the index of the transcript that failed.
+func (p *pipeline) inOrder(consume func(i int, it *item) error) (int, error) {
+	p.mu.Lock()
+	p.consume = consume
+	p.mu.Unlock()
+	p.advance()
+	<-p.finished
+	return p.failed, p.err
 }
 
 // stop ends the pipeline, waiting for work in flight: the source is not

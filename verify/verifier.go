@@ -164,10 +164,13 @@ func (vf *Verifier) Block(raw []byte, c cid.Cid, fetch Fetch) {
 			return fn(raw)
 		}
 	}
-	vf.block(raw, c, src)
+	vf.block(raw, c, nil, src)
 }
 
-func (vf *Verifier) block(raw []byte, c cid.Cid, src source) {
+// block verifies a block; shape, if not nil, is what codec.Unmarshal
+// decoded from raw, which the caller had to decode already (a stream's
+// driver, to tell a block from a fork proof).
+func (vf *Verifier) block(raw []byte, c cid.Cid, shape *ledger.Block, src source) {
 	ch := vf.ch
 	if ch == nil || ch.failed {
 		return
@@ -183,7 +186,7 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, src source) {
 		fail("block bytes do not match their CID: %v", err)
 		return
 	}
-	blk, err := ledger.DecodeBlock(raw)
+	blk, err := decodeBlock(raw, shape)
 	if err != nil {
 		fail("%v", err)
 		return
@@ -221,6 +224,18 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, src source) {
 	if vf.opts.Progress != nil {
 		vf.opts.Progress(vf.rep.Blocks, vf.rep.Bytes)
 	}
+}
+
+// decodeBlock is ledger.DecodeBlock, given what its decoding step gives
+// when the caller has it.
+func decodeBlock(raw []byte, shape *ledger.Block) (*ledger.Block, error) {
+	if shape == nil || len(raw) > ledger.MaxBlockBytes {
+		return ledger.DecodeBlock(raw)
+	}
+	if err := shape.Check(); err != nil {
+		return nil, err
+	}
+	return shape, nil
 }
 
 // checkLinks checks what ties a block to its chain: the validator, the
@@ -264,18 +279,17 @@ func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, src source, signed func(
 		return err
 	}
 	ch.seeds.observe(b.Anchor)
-	for i := range b.Transcripts {
-		it := p.next(i)
-		err := it.fetchErr
-		if err == nil {
-			vf.rep.Bytes += int64(it.size)
-			vf.rep.Transcripts++
-			err = vf.transcript(b, i, it)
+	i, err := p.inOrder(func(i int, it *item) error {
+		if it.fetchErr != nil {
+			return it.fetchErr
 		}
-		if err != nil {
-			vf.failChain(blockFailure(ch.v, ch.next, c, i, "transcript %s: %v", b.Transcripts[i].Cid, err))
-			return err
-		}
+		vf.rep.Bytes += int64(it.size)
+		vf.rep.Transcripts++
+		return vf.transcript(b, i, it)
+	})
+	if err != nil {
+		vf.failChain(blockFailure(ch.v, ch.next, c, i, "transcript %s: %v", b.Transcripts[i].Cid, err))
+		return err
 	}
 	p.stop()
 	for i, l := range b.Decisions {

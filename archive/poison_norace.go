@@ -1,0 +1,5 @@
+//go:build !race
+
+package archive
+
+const poisonRecycled = false
