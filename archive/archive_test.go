@@ -268,8 +268,8 @@ func TestExportEmptyStore(t *testing.T) {
 	}
 }
 
-// FuzzReadCAR: the archive reader, the verifier over it and the import
-// path never panic, whatever the bytes. One store per fuzz process takes
+// FuzzReadCAR: the archive reader (recycling its buffers), the verifier
+// over it and the import path never panic, whatever the bytes. One store per fuzz process takes
 // every import (opening one per input would dominate the run). The seed is
 // a tiny archive (two chains of two one-transcript blocks and a fork
 // proof): the fuzzer minimizes interesting inputs, which is slow for big
@@ -289,32 +289,10 @@ func FuzzReadCAR(f *testing.F) {
 					break
 				}
 				archive.Classify(sec.Data)
-			}
-		}
-		verify.VerifyCAR(bytes.NewReader(data), verify.Options{Challenges: verify.NewMemSet()})
-		archive.Import(s, bytes.NewReader(data), archive.ImportOptions{})
-	})
-}
-
-// FuzzVerifyCAR is FuzzReadCAR without the import: the reader, with its
-// recycled buffers, and the verifier over it never panic, whatever the
-// bytes.
-func FuzzVerifyCAR(f *testing.F) {
-	_, car := exportedSpec(f, verifytest.Spec{Validators: 2, Blocks: 2, PerBlock: 1, Envs: []string{"mult8"}, Decisions: true})
-	f.Add(car)
-	f.Add(car[:len(car)/2])
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if r, err := archive.NewReader(bytes.NewReader(data)); err == nil {
-			for i := 0; i < 1000; i++ {
-				sec, err := r.Next()
-				if err != nil {
-					break
-				}
-				archive.Classify(sec.Data)
 				r.Recycle(sec.Data)
 			}
 		}
 		verify.VerifyCAR(bytes.NewReader(data), verify.Options{Challenges: verify.NewMemSet()})
+		archive.Import(s, bytes.NewReader(data), archive.ImportOptions{})
 	})
 }

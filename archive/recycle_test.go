@@ -14,34 +14,22 @@ import (
 // bytes, whether its buffer was recycled, too small or new.
 func TestRecycle(t *testing.T) {
 	t.Parallel()
-	_, car := exported(t)
-	r, err := archive.NewReader(bytes.NewReader(car))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var prev []byte
 	reused, sections := 0, 0
-	for {
-		s, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachSection(t, func(r *archive.Reader, s archive.Section) {
 		sections++
 		if err := codec.CheckCID(s.Data, s.CID); err != nil {
 			t.Fatalf("%s: %v", s.Where(), err)
 		}
-		if prev != nil && cap(prev) >= len(s.Data) && &prev[:1][0] == &s.Data[:1][0] {
+		if prev != nil && cap(prev) >= len(s.Data) {
+			if &prev[:1][0] != &s.Data[:1][0] {
+				t.Fatalf("%s: %d bytes in a new buffer, a recycled one of %d was free", s.Where(), len(s.Data), cap(prev))
+			}
 			reused++
-		}
-		if prev != nil && cap(prev) >= len(s.Data) && &prev[:1][0] != &s.Data[:1][0] {
-			t.Fatalf("%s: %d bytes in a new buffer, a recycled one of %d was free", s.Where(), len(s.Data), cap(prev))
 		}
 		r.Recycle(s.Data)
 		prev = s.Data
-	}
+	})
 	if sections < 10 || reused == 0 {
 		t.Fatalf("%d sections, %d read into a recycled buffer", sections, reused)
 	}
@@ -51,25 +39,31 @@ func TestRecycle(t *testing.T) {
 // sections keeps them intact.
 func TestSectionsKeptWithoutRecycle(t *testing.T) {
 	t.Parallel()
+	var kept []archive.Section
+	eachSection(t, func(_ *archive.Reader, s archive.Section) { kept = append(kept, s) })
+	for _, s := range kept {
+		if err := codec.CheckCID(s.Data, s.CID); err != nil {
+			t.Fatalf("%s, kept: %v", s.Where(), err)
+		}
+	}
+}
+
+// eachSection reads the test archive, calling fn with every section.
+func eachSection(t *testing.T, fn func(*archive.Reader, archive.Section)) {
+	t.Helper()
 	_, car := exported(t)
 	r, err := archive.NewReader(bytes.NewReader(car))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []archive.Section
 	for {
 		s, err := r.Next()
 		if err == io.EOF {
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		kept = append(kept, s)
-	}
-	for _, s := range kept {
-		if err := codec.CheckCID(s.Data, s.CID); err != nil {
-			t.Fatalf("%s, kept: %v", s.Where(), err)
-		}
+		fn(r, s)
 	}
 }
