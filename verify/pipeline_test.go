@@ -2,10 +2,14 @@ package verify_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
@@ -124,5 +128,63 @@ func TestPipelineInOrderNeverStalls(t *testing.T) {
 	case <-done:
 	case <-time.After(2 * time.Minute):
 		t.Fatal("a verify did not end in 2 minutes: the in-order stage stalled")
+	}
+}
+
+// TestStreamFetchOneAtATimeInOrder: the workers share a stream's Fetch,
+// which must see the block's links in order and never two calls at once,
+// and must not be called again after it failed (a stream's position is
+// then lost).
+func TestStreamFetchOneAtATimeInOrder(t *testing.T) {
+	t.Parallel()
+	const perBlock, bad = 150, 97
+	spec := verifytest.Spec{Validators: 1, Blocks: 1, PerBlock: perBlock, Envs: []string{"mult8"}}
+	dir, ks := build(t, spec)
+	s := open(t, dir)
+	defer s.Close()
+	blk, err := s.BlockAt(ks[0].Public(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, failAt := range []int{-1, bad} {
+		t.Run(fmt.Sprintf("failAt=%d", failAt), func(t *testing.T) {
+			var inside atomic.Int32
+			var calls []cid.Cid // appended only inside a call
+			fetch := func(c cid.Cid) ([]byte, error) {
+				if inside.Add(1) != 1 {
+					t.Error("two fetches at once")
+				}
+				defer inside.Add(-1)
+				calls = append(calls, c)
+				if len(calls)-1 == failAt {
+					return nil, errors.New("the stream broke here")
+				}
+				time.Sleep(20 * time.Microsecond) // widen the window for overlap
+				return s.Object(c)
+			}
+			vf := verify.New(verify.Options{Challenges: verify.NewMemSet(), Workers: 8})
+			if err := vf.StartChain(ks[0].Public(), verify.Genesis()); err != nil {
+				t.Fatal(err)
+			}
+			vf.Block(blk.Raw, blk.CID, fetch)
+			rep := vf.Report()
+			want := len(blk.TranscriptCIDs()) + len(blk.DecisionCIDs())
+			if failAt >= 0 {
+				want = failAt + 1
+				if len(rep.Failures) != 1 || rep.Failures[0].Transcript != failAt || !strings.Contains(rep.Failures[0].Reason, "the stream broke here") {
+					t.Fatalf("failures %+v, want the broken fetch at transcript %d", rep.Failures, failAt)
+				}
+			} else if !rep.OK {
+				t.Fatalf("failures %+v", rep.Failures)
+			}
+			if len(calls) != want {
+				t.Fatalf("%d fetches, want %d", len(calls), want)
+			}
+			for i, c := range calls {
+				if i < perBlock && !c.Equals(blk.Transcripts[i].Cid) {
+					t.Fatalf("fetch %d was %s, want link %d, %s", i, c, i, blk.Transcripts[i].Cid)
+				}
+			}
+		})
 	}
 }

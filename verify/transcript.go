@@ -20,7 +20,7 @@ import (
 const ahead = 64
 
 // source is where a block's objects come from: fetch, called in link
-// order from one goroutine (a stream), or visit, which may be called from
+// order by one goroutine at a time (a stream), or visit, which may be called from
 // several goroutines at once and lends fn the bytes for the duration of
 // the call (a store: no copy per object). release, if set, takes back the
 // bytes of a transcript fetch returned once its check is over (a stream
@@ -62,9 +62,9 @@ type item struct {
 // pipeline checks the transcripts of one block in parallel (the steps
 // that depend on nothing but a transcript's bytes), at most ahead of them
 // in front of the in-order stage, so that the workers never wait for a
-// batch to drain. A stream is read in link order by one goroutine, which
-// stops at its first fetch error (the stream's position is then lost); a
-// store is read by the workers.
+// batch to drain. Both sources are read by the workers: a stream in link
+// order, one worker at a time, up to its first fetch error (the stream's
+// position is then lost: streamReader); a store concurrently.
 //
 // The in-order stage runs on whichever goroutine finds the next transcript
 // ready: the worker that finished it, or the caller of inOrder. A stage of
@@ -113,34 +113,9 @@ func (vf *Verifier) startPipeline(b *ledger.Block, src source) *pipeline {
 		}
 		return p
 	}
-	work := make(chan int, ahead)
-	p.wg.Go(func() {
-		defer close(work)
-		for i, l := range links {
-			if !p.take() {
-				return
-			}
-			it := &p.items[i]
-			it.raw, it.fetchErr = src.fetch(l.Cid)
-			if it.fetchErr != nil {
-				p.done(it)
-				return
-			}
-			work <- i
-		}
-	})
+	r := &streamReader{p: p, links: links, fetch: src.fetch}
 	for range workers {
-		p.wg.Go(func() {
-			for i := range work {
-				it := &p.items[i]
-				vf.check(b, links[i].Cid, it.raw, it)
-				if src.release != nil {
-					src.release(it.raw)
-				}
-				it.raw = nil
-				p.done(it)
-			}
-		})
+		p.wg.Go(func() { r.loop(src.release) })
 	}
 	return p
 }

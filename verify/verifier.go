@@ -151,7 +151,8 @@ func (vf *Verifier) Report() Report {
 
 // Block verifies the next block of the current chain: raw is what the
 // source holds under c. It fetches the linked objects in order,
-// transcripts then decisions, and stops at the first failure (Failed then
+// transcripts then decisions, one call at a time but not always from the
+// same goroutine (unless Options.ConcurrentFetch), and stops at the first failure (Failed then
 // reports true; a streaming driver skips what the block linked).
 func (vf *Verifier) Block(raw []byte, c cid.Cid, fetch Fetch) {
 	src := source{fetch: fetch}

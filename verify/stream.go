@@ -1,0 +1,70 @@
+package verify
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/affine-ledger/ledger/codec"
+)
+
+// streamReader is how a pipeline's workers share a stream: each reads the
+// next transcript itself and checks it, one worker reading at a time.
+//
+// A worker that finds another reading does not sleep on a lock: it yields
+// and tries again, since the read it waits for is short (a copy out of a
+// buffered file). A goroutine woken from a lock or a channel waited, on
+// this 2-core machine, behind the goroutine that woke it while the other
+// core was idle: an execution trace of the archive benchmark with a reader
+// goroutine feeding the workers showed one goroutine running alone, others
+// runnable, for about half of every block.
+type streamReader struct {
+	p     *pipeline
+	links []codec.Link
+	fetch Fetch
+	mu    sync.Mutex
+	// next is the next link to read; end is set once the stream failed.
+	// Both are guarded by mu.
+	next int
+	end  bool
+}
+
+// loop reads and checks transcripts until there are none left to read.
+func (r *streamReader) loop(release func([]byte)) {
+	p := r.p
+	for p.take() {
+		i, ok := r.read()
+		if !ok {
+			return
+		}
+		it := &p.items[i]
+		if it.fetchErr == nil {
+			p.vf.check(p.b, r.links[i].Cid, it.raw, it)
+			if release != nil {
+				release(it.raw)
+			}
+			it.raw = nil
+		}
+		p.done(it)
+	}
+}
+
+// read fetches the next transcript into its item; false when there is
+// none to read (all read, or the stream failed).
+func (r *streamReader) read() (int, bool) {
+	for !r.mu.TryLock() {
+		runtime.Gosched()
+	}
+	defer r.mu.Unlock()
+	if r.end || r.next >= len(r.links) {
+		return 0, false
+	}
+	i := r.next
+	r.next++
+	it := &r.p.items[i]
+	it.raw, it.fetchErr = r.fetch(r.links[i].Cid)
+	if it.fetchErr != nil {
+		// The stream's position is lost: nothing after it can be read.
+		r.end = true
+	}
+	return i, true
+}
