@@ -30,9 +30,21 @@ func Encode(v any) ([]byte, cid.Cid, error) {
 	return b, Sum(b), nil
 }
 
+// sumPrefix is the binary form of Sum's CIDs up to the digest: version 1,
+// dag-cbor, sha2-256, 32 bytes.
+const sumPrefix = "\x01\x71\x12\x20"
+
 // CheckCID reports whether data hashes to want under the rules of Sum: the
-// codec must be dag-cbor and the multihash sha2-256.
+// codec must be dag-cbor and the multihash sha2-256. A CID of Sum's form is
+// compared by its digest, without building the CID of data: an audit
+// checks every object so.
 func CheckCID(data []byte, want cid.Cid) error {
+	if k := want.KeyString(); len(k) == len(sumPrefix)+sha256.Size && k[:len(sumPrefix)] == sumPrefix {
+		digest := sha256.Sum256(data)
+		if k[len(sumPrefix):] == string(digest[:]) {
+			return nil
+		}
+	}
 	if !want.Defined() {
 		return fmt.Errorf("codec: undefined CID")
 	}

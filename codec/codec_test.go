@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"testing"
 
@@ -87,6 +88,36 @@ func TestCheckCIDRejectsOtherBytes(t *testing.T) {
 	b[len(b)-1] ^= 1
 	if err := CheckCID(b, c); err == nil {
 		t.Fatal("altered bytes matched the CID")
+	}
+}
+
+// TestCheckCIDAcceptsOnlySum: CheckCID accepts exactly Sum(data), whatever
+// else a CID may name: the same digest under another version, codec or
+// hash function, or cut short.
+func TestCheckCIDAcceptsOnlySum(t *testing.T) {
+	data := []byte("some bytes")
+	good := Sum(data)
+	digest := sha256.Sum256(data)
+	sha256mh, _ := multihash.Encode(digest[:], multihash.SHA2_256)
+	short, _ := multihash.Encode(digest[:20], multihash.SHA2_256)
+	other, _ := multihash.Encode(digest[:], multihash.SHA2_512) // wrong length for its code: a lie, but a CID
+	identity, _ := multihash.Encode(data, multihash.IDENTITY)
+	cases := map[string]cid.Cid{
+		"raw codec":     cid.NewCidV1(cid.Raw, sha256mh),
+		"CIDv0":         cid.NewCidV0(sha256mh),
+		"short digest":  cid.NewCidV1(cid.DagCBOR, short),
+		"other hash":    cid.NewCidV1(cid.DagCBOR, other),
+		"identity hash": cid.NewCidV1(cid.DagCBOR, identity),
+		"other bytes":   Sum([]byte("other bytes")),
+		"undefined":     cid.Undef,
+	}
+	if err := CheckCID(data, good); err != nil {
+		t.Fatalf("Sum's own CID: %v", err)
+	}
+	for name, c := range cases {
+		if err := CheckCID(data, c); err == nil {
+			t.Errorf("%s: %s accepted", name, c)
+		}
 	}
 }
 
