@@ -17,20 +17,18 @@ const SeedDomain = "affine-ledger/challenge-seed/v1"
 // validator the 32-byte public key of the validator's hotkey, and counter the
 // validator's running count of challenges drawn for this env at this anchor.
 func DeriveSeed(anchorHash [32]byte, validator [32]byte, env string, version uint16, counter uint64) [SeedSize]byte {
-	h := sha256.New()
-	h.Write([]byte(SeedDomain))
-	h.Write([]byte{0})
-	h.Write(anchorHash[:])
-	h.Write(validator[:])
-	h.Write([]byte{byte(len(env))})
-	h.Write([]byte(env))
-	var tail [10]byte
-	binary.BigEndian.PutUint16(tail[:2], version)
-	binary.BigEndian.PutUint64(tail[2:], counter)
-	h.Write(tail[:])
-	var seed [SeedSize]byte
-	h.Sum(seed[:0])
-	return seed
+	// One Sum256 over a message built on the stack: an audit derives a
+	// seed for every transcript, and a hash.Hash would be allocated.
+	msg := make([]byte, 0, len(SeedDomain)+1+32+32+1+MaxEnvName+2+8)
+	msg = append(msg, SeedDomain...)
+	msg = append(msg, 0)
+	msg = append(msg, anchorHash[:]...)
+	msg = append(msg, validator[:]...)
+	msg = append(msg, byte(len(env)))
+	msg = append(msg, env...)
+	msg = binary.BigEndian.AppendUint16(msg, version)
+	msg = binary.BigEndian.AppendUint64(msg, counter)
+	return sha256.Sum256(msg)
 }
 
 // Derive returns the challenge ID for the given public inputs. env must pass
