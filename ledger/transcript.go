@@ -149,8 +149,13 @@ func (id *InvocationID) UnmarshalText(b []byte) error {
 
 // Check enforces the rules of spec/ledger.md#transcript that the encoding
 // alone does not: format, consistency with the challenge ID and (format 2)
-// the seed it was derived from, limits.
-func (t *Transcript) Check() error {
+// the seed it was derived from, limits, and text that is UTF-8.
+func (t *Transcript) Check() error { return t.check(true) }
+
+// check is Check; text false skips the UTF-8 checks, for a transcript
+// decoded by the codec, which refuses text strings that are not UTF-8:
+// an audit would otherwise scan every message twice.
+func (t *Transcript) check(text bool) error {
 	const what = "transcript"
 	switch {
 	case t.Format != TranscriptFormat && t.Format != TranscriptFormatV1:
@@ -188,7 +193,7 @@ func (t *Transcript) Check() error {
 		if len(f.s) > MaxTextField {
 			return malformed(what, "%s has %d bytes, max %d", f.name, len(f.s), MaxTextField)
 		}
-		if !utf8.ValidString(f.s) {
+		if text && !utf8.ValidString(f.s) {
 			return malformed(what, "%s is not valid UTF-8", f.name)
 		}
 	}
@@ -203,7 +208,7 @@ func (t *Transcript) Check() error {
 		if !validRole(m.Role) {
 			return malformed(what, "message %d: role %q must be 1 to %d characters from [a-z_]", i, clip(m.Role), MaxRoleBytes)
 		}
-		if !utf8.ValidString(m.Content) {
+		if text && !utf8.ValidString(m.Content) {
 			return malformed(what, "message %d: content is not valid UTF-8", i)
 		}
 		total += len(m.Role) + len(m.Content)
@@ -294,7 +299,7 @@ func decodeTranscript(data []byte, borrow bool) (*Transcript, error) {
 			return nil, malformed("transcript", "format %d has no seed key", t.Format)
 		}
 	}
-	if err := t.Check(); err != nil {
+	if err := t.check(false); err != nil {
 		return nil, err
 	}
 	return &t, nil
