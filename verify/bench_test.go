@@ -1,7 +1,6 @@
 package verify_test
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"fmt"
 	"os"
@@ -192,7 +191,7 @@ func benchVerifyCAR(b *testing.B, dir string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep, err = verify.VerifyCAR(bufio.NewReaderSize(f, 1<<20), verify.Options{Challenges: set})
+		rep, err = verify.VerifyCAR(f, verify.Options{Challenges: set})
 		set.Close()
 		f.Close()
 		if err != nil || !rep.OK {
