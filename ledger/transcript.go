@@ -176,8 +176,10 @@ func (t *Transcript) check(text bool) error {
 	}
 	if s := t.Seed; s != nil {
 		if got := challenge.DeriveSeed(s.Anchor.Hash, t.Validator, t.Challenge.Env, t.Challenge.Version, s.Counter); got != t.Challenge.Seed {
+			// Copies, so that only a failure moves them to the heap.
+			got, want := got, t.Challenge.Seed
 			return malformed(what, "seed anchor %d (%s) counter %d derives seed %x, the challenge's is %x",
-				s.Anchor.Number, s.Anchor.Hash, s.Counter, got[:], t.Challenge.Seed[:])
+				s.Anchor.Number, s.Anchor.Hash, s.Counter, got[:], want[:])
 		}
 	}
 	if t.Miner.Hotkey == (keys.PublicKey{}) {
@@ -271,8 +273,38 @@ func DecodeTranscriptBorrowed(data []byte) (*Transcript, error) {
 }
 
 func decodeTranscript(data []byte, borrow bool) (*Transcript, error) {
+	t := new(Transcript)
+	if err := decodeTranscriptInto(data, borrow, t, nil); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// TranscriptDecoder decodes transcripts as DecodeTranscriptBorrowed does,
+// reusing its memory from one to the next: what Decode returns is valid
+// until the next Decode, and its strings only while data is. An audit
+// decodes every transcript of a ledger and keeps none: allocating each
+// one's parts was a third of decoding's cost. The zero value is ready to
+// use; a TranscriptDecoder is for one goroutine at a time.
+type TranscriptDecoder struct {
+	t   Transcript
+	mem transcriptMem
+}
+
+// Decode decodes and checks data, as DecodeTranscriptBorrowed.
+func (d *TranscriptDecoder) Decode(data []byte) (*Transcript, error) {
+	d.t = Transcript{}
+	if err := decodeTranscriptInto(data, true, &d.t, &d.mem); err != nil {
+		return nil, err
+	}
+	return &d.t, nil
+}
+
+// decodeTranscriptInto decodes data into t, which must be zero, taking
+// the parts of a format-2 transcript from mem (nil: allocated).
+func decodeTranscriptInto(data []byte, borrow bool, t *Transcript, mem *transcriptMem) error {
 	if len(data) > MaxTranscriptBytes {
-		return nil, malformed("transcript", "%d bytes, max %d", len(data), MaxTranscriptBytes)
+		return malformed("transcript", "%d bytes, max %d", len(data), MaxTranscriptBytes)
 	}
 	unmarshal := codec.Unmarshal
 	if borrow {
@@ -280,29 +312,25 @@ func decodeTranscript(data []byte, borrow bool) (*Transcript, error) {
 	}
 	// Each format has one layout, told apart by its number of keys: the
 	// map head is the first byte of both.
-	var t Transcript
 	switch {
 	case len(data) > 0 && data[0] == mapHeadV1:
 		var w transcriptV1
 		if err := unmarshal(data, &w); err != nil {
-			return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
+			return fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
 		}
-		t = w.transcript()
+		*t = w.transcript()
 	default:
-		if !decodeTranscriptDirect(data, borrow, &t) {
-			t = Transcript{}
-			if err := unmarshal(data, &t); err != nil {
-				return nil, fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
+		if !decodeTranscriptDirect(data, borrow, t, mem) {
+			*t = Transcript{}
+			if err := unmarshal(data, t); err != nil {
+				return fmt.Errorf("transcript: %w: %w", ErrMalformed, err)
 			}
 		}
 		if t.Format == TranscriptFormatV1 {
-			return nil, malformed("transcript", "format %d has no seed key", t.Format)
+			return malformed("transcript", "format %d has no seed key", t.Format)
 		}
 	}
-	if err := t.check(false); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return t.check(false)
 }
 
 func clip(s string) string {

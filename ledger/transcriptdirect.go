@@ -11,8 +11,9 @@ import (
 // reflective decoder took twice as long as hashing one. It reports false
 // for anything else; decodeTranscript then asks the codec, which accepts
 // everything this accepts (and format 1), gives the same value, and words
-// the error. FuzzTranscriptDirect holds the two to that.
-func decodeTranscriptDirect(data []byte, borrow bool, t *Transcript) bool {
+// the error. FuzzTranscriptDirect holds the two to that. The seed, usage
+// and slices come from mem, which may be nil (allocated afresh).
+func decodeTranscriptDirect(data []byte, borrow bool, t *Transcript, mem *transcriptMem) bool {
 	c := codec.NewCursor(data, borrow)
 	c.Map(20)
 	c.Key("v")
@@ -23,7 +24,7 @@ func decodeTranscriptDirect(data []byte, borrow bool, t *Transcript) bool {
 	c.ByteArray(t.Duel[:])
 	c.Key("seed")
 	if !c.Null() {
-		t.Seed = new(Seed)
+		t.Seed = mem.newSeed()
 		c.Map(2)
 		c.Key("anchor")
 		c.Map(2)
@@ -40,7 +41,7 @@ func decodeTranscriptDirect(data []byte, borrow bool, t *Transcript) bool {
 	readMiner(c, &t.Miner)
 	c.Key("usage")
 	if !c.Null() {
-		t.Usage = new(Usage)
+		t.Usage = mem.newUsage()
 		c.Map(2)
 		c.Key("prompt_tokens")
 		t.Usage.PromptTokens = c.Uint(64)
@@ -76,7 +77,7 @@ func decodeTranscriptDirect(data []byte, borrow bool, t *Transcript) bool {
 	c.Key("http_status")
 	t.HTTPStatus = uint16(c.Uint(16))
 	c.Key("conversation")
-	t.Conversation = make([]envs.Message, c.ArrayLen())
+	t.Conversation = mem.messages(c.ArrayLen())
 	for i := range t.Conversation {
 		m := &t.Conversation[i]
 		c.Map(2)
@@ -86,7 +87,7 @@ func decodeTranscriptDirect(data []byte, borrow bool, t *Transcript) bool {
 		m.Content = c.Text()
 	}
 	c.Key("turn_rewards")
-	t.TurnRewards = make([]int64, c.ArrayLen())
+	t.TurnRewards = mem.turnRewards(c.ArrayLen())
 	for i := range t.TurnRewards {
 		t.TurnRewards[i] = c.Int(64)
 	}
@@ -107,4 +108,57 @@ func readMiner(c *codec.Cursor, m *Miner) {
 	m.Revision = c.Text()
 	c.Key("model_hash")
 	m.ModelHash = c.Bytes()
+}
+
+// transcriptMem is the memory of a transcript's parts, which a
+// TranscriptDecoder reuses from one transcript to the next. A nil
+// transcriptMem allocates every part.
+type transcriptMem struct {
+	seed    Seed
+	usage   Usage
+	conv    []envs.Message
+	rewards []int64
+}
+
+func (m *transcriptMem) newSeed() *Seed {
+	if m == nil {
+		return new(Seed)
+	}
+	m.seed = Seed{}
+	return &m.seed
+}
+
+func (m *transcriptMem) newUsage() *Usage {
+	if m == nil {
+		return new(Usage)
+	}
+	m.usage = Usage{}
+	return &m.usage
+}
+
+// messages and turnRewards return a zeroed slice of n, never nil, as the
+// codec decodes an empty array.
+func (m *transcriptMem) messages(n int) []envs.Message {
+	if m == nil {
+		return make([]envs.Message, n)
+	}
+	m.conv = reuse(m.conv, n)
+	return m.conv
+}
+
+func (m *transcriptMem) turnRewards(n int) []int64 {
+	if m == nil {
+		return make([]int64, n)
+	}
+	m.rewards = reuse(m.rewards, n)
+	return m.rewards
+}
+
+func reuse[T any](s []T, n int) []T {
+	if s == nil || cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }

@@ -95,7 +95,7 @@ func sameAsCodec(t *testing.T, data []byte) (accepted bool) {
 	for _, borrow := range []bool{false, true} {
 		want, err := viaCodec(data, borrow)
 		var got Transcript
-		ok := decodeTranscriptDirect(data, borrow, &got)
+		ok := decodeTranscriptDirect(data, borrow, &got, nil)
 		if ok != (err == nil) {
 			t.Fatalf("borrow %v: direct decoder says %v, codec says %v, of % x", borrow, ok, err, data[:min(len(data), 48)])
 		}
@@ -171,7 +171,7 @@ func TestTranscriptDirectRefusesFormat1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if decodeTranscriptDirect(raw, false, new(Transcript)) {
+	if decodeTranscriptDirect(raw, false, new(Transcript), nil) {
 		t.Fatal("the direct decoder read a format-1 transcript, which has no seed key")
 	}
 	if _, err := DecodeTranscript(raw); err != nil {
@@ -190,4 +190,68 @@ func FuzzTranscriptDirect(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { sameAsCodec(t, data) })
+}
+
+// TestTranscriptDecoderLeavesNothingStale: one TranscriptDecoder reused
+// over random transcripts (null and set seeds and usages, conversations
+// long and empty) and damaged copies of them must give, every time, what
+// a fresh decode gives: the same verdict and error, the same value.
+func TestTranscriptDecoderLeavesNothingStale(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var dec TranscriptDecoder
+	accepted, refused := 0, 0
+	for i := range 600 {
+		tr := randomTranscript(r)
+		if i%7 == 3 {
+			tr.Format, tr.Seed = TranscriptFormatV1, nil
+		}
+		raw, _, err := tr.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 2 {
+			raw = append([]byte(nil), raw...)
+			raw[r.IntN(len(raw))] ^= byte(1 << r.IntN(8))
+		}
+		want, werr := DecodeTranscriptBorrowed(raw)
+		got, gerr := dec.Decode(raw)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("input %d: fresh decode says %v, reused decoder %v", i, werr, gerr)
+		}
+		if werr != nil {
+			refused++
+			continue
+		}
+		accepted++
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("input %d: reused decoder gives %+v, fresh decode %+v", i, got, want)
+		}
+	}
+	if accepted == 0 || refused == 0 {
+		t.Fatalf("accepted %d, refused %d: both must occur", accepted, refused)
+	}
+}
+
+// TestTranscriptDecoderReusesMemory: once warm, decoding a transcript
+// allocates at most its challenge ID's env name (interned for known envs).
+func TestTranscriptDecoderReusesMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	tr := randomTranscript(rand.New(rand.NewPCG(11, 12)))
+	tr.Usage = &Usage{PromptTokens: 1, CompletionTokens: 2}
+	raw, _, err := tr.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dec TranscriptDecoder
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := dec.Decode(raw); err != nil {
+			t.Fatal(err)
+		}
+	})
+	fresh := testing.AllocsPerRun(100, func() { DecodeTranscriptBorrowed(raw) })
+	if allocs > 1 || fresh < allocs+4 {
+		t.Fatalf("%v allocations a decode reused, %v fresh", allocs, fresh)
+	}
 }

@@ -34,7 +34,7 @@ const (
 // checkSeed is T5 for transcript t of block b.
 func (vf *Verifier) checkSeed(b *ledger.Block, t transcriptKeys) error {
 	s := vf.ch.seeds
-	if t.seed == nil {
+	if !t.seeded {
 		if s.match(t.challenge) {
 			vf.rep.SeedsDerived++
 			return nil
@@ -45,7 +45,7 @@ func (vf *Verifier) checkSeed(b *ledger.Block, t transcriptKeys) error {
 		}
 		return nil
 	}
-	a := t.seed.Anchor
+	a := t.seedAnchor
 	if a.Number > b.Anchor.Number {
 		return fmt.Errorf("seed anchor %d (%s) is newer than the block's anchor %d", a.Number, a.Hash, b.Anchor.Number)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
 )
 
 // streamReader is how a pipeline's workers share a stream: each reads the
@@ -31,6 +32,7 @@ type streamReader struct {
 // loop reads and checks transcripts until there are none left to read.
 func (r *streamReader) loop(release func([]byte)) {
 	p := r.p
+	var dec ledger.TranscriptDecoder
 	for p.take() {
 		i, ok := r.read()
 		if !ok {
@@ -38,7 +40,7 @@ func (r *streamReader) loop(release func([]byte)) {
 		}
 		it := &p.items[i]
 		if it.fetchErr == nil {
-			p.vf.check(p.b, r.links[i].Cid, it.raw, it)
+			p.vf.check(p.b, r.links[i].Cid, it.raw, it, &dec)
 			if release != nil {
 				release(it.raw)
 			}

@@ -123,6 +123,7 @@ func (vf *Verifier) startPipeline(b *ledger.Block, src source) *pipeline {
 // visitLoop is a worker of a concurrent source: it claims the next
 // transcript, reads it in place and checks it.
 func (p *pipeline) visitLoop(links []codec.Link, visit func(cid.Cid, func([]byte) error) error) {
+	var dec ledger.TranscriptDecoder
 	for p.take() {
 		i := int(p.claim.Add(1) - 1)
 		if i >= len(links) {
@@ -132,7 +133,7 @@ func (p *pipeline) visitLoop(links []codec.Link, visit func(cid.Cid, func([]byte
 		read := false
 		err := visit(links[i].Cid, func(raw []byte) error {
 			read = true
-			p.vf.check(p.b, links[i].Cid, raw, it)
+			p.vf.check(p.b, links[i].Cid, raw, it, &dec)
 			return nil
 		})
 		if !read {
@@ -225,24 +226,29 @@ func (p *pipeline) stop() {
 
 // transcriptKeys is what the in-order steps (T4, T5) need of a
 // transcript; it holds no memory of the transcript's bytes (a challenge
-// ID's decoder copies its env name: TestCheckKeepsNothingOfRaw).
+// ID's decoder copies its env name) nor of its decoded value, which the
+// worker's decoder reuses (TestCheckKeepsNothingOfRaw).
 type transcriptKeys struct {
 	challenge challenge.ID
 	miner     keys.PublicKey
-	seed      *ledger.Seed // nil in format 1
+	// seeded is false in format 1, which records no seed; seedAnchor is
+	// the anchor a format-2 seed names.
+	seeded     bool
+	seedAnchor ledger.Anchor
 }
 
 // check runs the parallel steps on one fetched transcript: T1 its bytes
 // against the link, T2 well-formedness, T3 the validator, and T6
 // re-execution if enabled. raw is not kept: without re-execution the
-// transcript is decoded in place, since only its keys outlive the call.
-func (vf *Verifier) check(b *ledger.Block, c cid.Cid, raw []byte, it *item) {
+// transcript is decoded in place by the worker's dec, since only its keys
+// outlive the call.
+func (vf *Verifier) check(b *ledger.Block, c cid.Cid, raw []byte, it *item, dec *ledger.TranscriptDecoder) {
 	it.size = len(raw)
 	if err := codec.CheckCID(raw, c); err != nil {
 		it.err = fmt.Errorf("bytes do not match the link: %w", err)
 		return
 	}
-	decode := ledger.DecodeTranscriptBorrowed
+	decode := dec.Decode
 	if vf.opts.Reexecute {
 		// An env's error may keep a piece of the answer it read.
 		decode = ledger.DecodeTranscript
@@ -256,7 +262,10 @@ func (vf *Verifier) check(b *ledger.Block, c cid.Cid, raw []byte, it *item) {
 		it.err = fmt.Errorf("names validator %s, the block's is %s", t.Validator, b.Validator)
 		return
 	}
-	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey, seed: t.Seed}
+	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey}
+	if t.Seed != nil {
+		it.keys.seeded, it.keys.seedAnchor = true, t.Seed.Anchor
+	}
 	if vf.opts.Reexecute {
 		it.reexecErr = Reexecute(t)
 	}
