@@ -28,6 +28,14 @@ func build(t testing.TB, spec verifytest.Spec) (string, []*keys.Hotkey) {
 	return dir, ks
 }
 
+// mult8Chain builds a store holding one validator's chain of blocks of
+// perBlock mult8 transcripts, and returns it and the validator's key.
+func mult8Chain(t testing.TB, blocks, perBlock int) (string, keys.PublicKey) {
+	t.Helper()
+	dir, ks := build(t, verifytest.Spec{Validators: 1, Blocks: blocks, PerBlock: perBlock, Envs: []string{"mult8"}})
+	return dir, ks[0].Public()
+}
+
 func open(t testing.TB, dir string) *ledger.Store {
 	t.Helper()
 	s, err := ledger.Open(dir)

@@ -25,11 +25,10 @@ import (
 func TestPipelineStopsAtFirstFailure(t *testing.T) {
 	t.Parallel()
 	const perBlock, bad = 150, 130
-	spec := verifytest.Spec{Validators: 1, Blocks: 2, PerBlock: perBlock, Envs: []string{"mult8"}}
-	base, ks := build(t, spec)
+	base, v := mult8Chain(t, 2, perBlock)
 	damaged := copyStore(t, base)
 	s := open(t, damaged)
-	blk, err := s.BlockAt(ks[0].Public(), 1)
+	blk, err := s.BlockAt(v, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +137,10 @@ func TestPipelineInOrderNeverStalls(t *testing.T) {
 func TestStreamFetchOneAtATimeInOrder(t *testing.T) {
 	t.Parallel()
 	const perBlock, bad = 150, 97
-	spec := verifytest.Spec{Validators: 1, Blocks: 1, PerBlock: perBlock, Envs: []string{"mult8"}}
-	dir, ks := build(t, spec)
+	dir, v := mult8Chain(t, 1, perBlock)
 	s := open(t, dir)
 	defer s.Close()
-	blk, err := s.BlockAt(ks[0].Public(), 0)
+	blk, err := s.BlockAt(v, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +161,7 @@ func TestStreamFetchOneAtATimeInOrder(t *testing.T) {
 				return s.Object(c)
 			}
 			vf := verify.New(verify.Options{Challenges: verify.NewMemSet(), Workers: 8})
-			if err := vf.StartChain(ks[0].Public(), verify.Genesis()); err != nil {
+			if err := vf.StartChain(v, verify.Genesis()); err != nil {
 				t.Fatal(err)
 			}
 			vf.Block(blk.Raw, blk.CID, fetch)
