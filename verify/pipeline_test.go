@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -185,4 +186,45 @@ func TestStreamFetchOneAtATimeInOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSlowStreamDoesNotSpin: workers waiting for a stream that blocks (a
+// pipe from far away) sleep rather than spin. Fetch sleeps 2 ms a call,
+// 8 workers wait on it: spinning would burn every core for the whole
+// run, sleeping burns a small part of one. Not parallel: it reads the
+// process's CPU time.
+func TestSlowStreamDoesNotSpin(t *testing.T) {
+	const perBlock = 40
+	dir, v := mult8Chain(t, 1, perBlock)
+	s := open(t, dir)
+	defer s.Close()
+	blk, err := s.BlockAt(v, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(c cid.Cid) ([]byte, error) {
+		time.Sleep(2 * time.Millisecond)
+		return s.Object(c)
+	}
+	vf := verify.New(verify.Options{Challenges: verify.NewMemSet(), Workers: 8})
+	if err := vf.StartChain(v, verify.Genesis()); err != nil {
+		t.Fatal(err)
+	}
+	cpu0, wall0 := processCPU(t), time.Now()
+	vf.Block(blk.Raw, blk.CID, fetch)
+	cpu, wall := processCPU(t)-cpu0, time.Since(wall0)
+	if rep := vf.Report(); !rep.OK {
+		t.Fatalf("failures %+v", rep.Failures)
+	}
+	if cpu > wall/2 {
+		t.Fatalf("%v of CPU over %v waiting for a slow stream: the workers spin", cpu, wall)
+	}
+}
+
+func processCPU(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -11,13 +11,14 @@ import (
 // streamReader is how a pipeline's workers share a stream: each reads the
 // next transcript itself and checks it, one worker reading at a time.
 //
-// A worker that finds another reading does not sleep on a lock: it yields
-// and tries again, since the read it waits for is short (a copy out of a
-// buffered file). A goroutine woken from a lock or a channel waited, on
-// this 2-core machine, behind the goroutine that woke it while the other
-// core was idle: an execution trace of the archive benchmark with a reader
-// goroutine feeding the workers showed one goroutine running alone, others
-// runnable, for about half of every block.
+// A worker that finds another reading yields and tries again before it
+// sleeps on the lock, since a read from a file is short (a copy out of a
+// buffer, now and then a read call). A goroutine woken from a lock or a
+// channel waits behind the goroutine that woke it while another core may
+// be idle: an execution trace of the archive benchmark on 2 cores, with
+// one goroutine reading for the workers, showed one goroutine running
+// alone, others runnable, for about half of every block. A stream that
+// blocks (a pipe) still puts the waiting workers to sleep, after spins.
 type streamReader struct {
 	p     *pipeline
 	links []codec.Link
@@ -53,9 +54,7 @@ func (r *streamReader) loop(release func([]byte)) {
 // read fetches the next transcript into its item; false when there is
 // none to read (all read, or the stream failed).
 func (r *streamReader) read() (int, bool) {
-	for !r.mu.TryLock() {
-		runtime.Gosched()
-	}
+	r.lock()
 	defer r.mu.Unlock()
 	if r.end || r.next >= len(r.links) {
 		return 0, false
@@ -69,4 +68,18 @@ func (r *streamReader) read() (int, bool) {
 		r.end = true
 	}
 	return i, true
+}
+
+// spins bounds the yields of a worker waiting for the stream: a read from
+// a file's pages takes microseconds, a few dozen yields.
+const spins = 64
+
+func (r *streamReader) lock() {
+	for range spins {
+		if r.mu.TryLock() {
+			return
+		}
+		runtime.Gosched()
+	}
+	r.mu.Lock()
 }
