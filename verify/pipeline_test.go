@@ -13,6 +13,8 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/archive"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -138,13 +140,7 @@ func TestPipelineInOrderNeverStalls(t *testing.T) {
 func TestStreamFetchOneAtATimeInOrder(t *testing.T) {
 	t.Parallel()
 	const perBlock, bad = 150, 97
-	dir, v := mult8Chain(t, 1, perBlock)
-	s := open(t, dir)
-	defer s.Close()
-	blk, err := s.BlockAt(v, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v, blk := firstBlock(t, perBlock)
 	for _, failAt := range []int{-1, bad} {
 		t.Run(fmt.Sprintf("failAt=%d", failAt), func(t *testing.T) {
 			var inside atomic.Int32
@@ -161,10 +157,7 @@ func TestStreamFetchOneAtATimeInOrder(t *testing.T) {
 				time.Sleep(20 * time.Microsecond) // widen the window for overlap
 				return s.Object(c)
 			}
-			vf := verify.New(verify.Options{Challenges: verify.NewMemSet(), Workers: 8})
-			if err := vf.StartChain(v, verify.Genesis()); err != nil {
-				t.Fatal(err)
-			}
+			vf := chainVerifier(t, v, 8)
 			vf.Block(blk.Raw, blk.CID, fetch)
 			rep := vf.Report()
 			want := len(blk.TranscriptCIDs()) + len(blk.DecisionCIDs())
@@ -194,22 +187,12 @@ func TestStreamFetchOneAtATimeInOrder(t *testing.T) {
 // run, sleeping burns a small part of one. Not parallel: it reads the
 // process's CPU time.
 func TestSlowStreamDoesNotSpin(t *testing.T) {
-	const perBlock = 40
-	dir, v := mult8Chain(t, 1, perBlock)
-	s := open(t, dir)
-	defer s.Close()
-	blk, err := s.BlockAt(v, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v, blk := firstBlock(t, 40)
 	fetch := func(c cid.Cid) ([]byte, error) {
 		time.Sleep(2 * time.Millisecond)
 		return s.Object(c)
 	}
-	vf := verify.New(verify.Options{Challenges: verify.NewMemSet(), Workers: 8})
-	if err := vf.StartChain(v, verify.Genesis()); err != nil {
-		t.Fatal(err)
-	}
+	vf := chainVerifier(t, v, 8)
 	cpu0, wall0 := processCPU(t), time.Now()
 	vf.Block(blk.Raw, blk.CID, fetch)
 	cpu, wall := processCPU(t)-cpu0, time.Since(wall0)
@@ -227,4 +210,29 @@ func processCPU(t *testing.T) time.Duration {
 		t.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// firstBlock builds a one-validator chain of one block of perBlock mult8
+// transcripts and returns its open store (closed with the test), the
+// validator and the block.
+func firstBlock(t *testing.T, perBlock int) (*ledger.Store, keys.PublicKey, ledger.StoredBlock) {
+	t.Helper()
+	dir, v := mult8Chain(t, 1, perBlock)
+	s := open(t, dir)
+	t.Cleanup(func() { s.Close() })
+	blk, err := s.BlockAt(v, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, v, blk
+}
+
+// chainVerifier is a verifier with the given workers, started on v's chain.
+func chainVerifier(t *testing.T, v keys.PublicKey, workers int) *verify.Verifier {
+	t.Helper()
+	vf := verify.New(verify.Options{Challenges: verify.NewMemSet(), Workers: workers})
+	if err := vf.StartChain(v, verify.Genesis()); err != nil {
+		t.Fatal(err)
+	}
+	return vf
 }
