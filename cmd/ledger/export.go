@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/affine-ledger/ledger/archive"
+	"github.com/affine-ledger/ledger/ledger"
 )
 
 func newExportCmd() *cobra.Command {
@@ -20,50 +21,81 @@ func newExportCmd() *cobra.Command {
 		Long: `Writes every chain (each block followed by the transcripts and decisions it links) and
 every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/verify.md,
 "Archive"). Check it with ledger verify --car; load it with ledger import.` + exitCodesHelp,
-		Example: "  ledger export --data ~/.ledger/store --out ledger.car",
-		Args:    cobra.NoArgs,
+		Example: `  ledger export --data ~/.ledger/store --out ledger.car
+  ledger export --data ~/.ledger/store --out - | ledger verify --car -`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dataDir == "" || out == "" {
 				return usageError{"--data and --out are required"}
+			}
+			toStdout := out == stdio
+			if toStdout && asJSON {
+				return usageError{"--json prints to standard output, which --out - fills with the archive"}
+			}
+			if toStdout && isTerminal(cmd.OutOrStdout()) {
+				return usageError{"--out -: standard output is a terminal; redirect it to a file or a pipe"}
 			}
 			s, err := openExistingStore(dataDir)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			// Written beside the target and renamed: a half-written
-			// archive never carries the final name.
-			tmp, err := os.CreateTemp(filepath.Dir(out), ".export-*.car")
-			if err != nil {
-				return err
-			}
-			defer os.Remove(tmp.Name())
-			bar := newProgress(cmd.ErrOrStderr(), -1, "exporting")
-			st, err := archive.Export(s, io.MultiWriter(tmp, bar))
-			bar.Finish()
-			if err == nil {
-				err = tmp.Sync()
-			}
-			if cerr := tmp.Close(); err == nil {
-				err = cerr
+			var st archive.Stats
+			if toStdout {
+				st, err = exportTo(cmd, s, cmd.OutOrStdout())
+			} else {
+				st, err = exportFile(cmd, s, out)
 			}
 			if err != nil {
-				return err
-			}
-			if err := os.Rename(tmp.Name(), out); err != nil {
 				return err
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), st)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d chains, %d blocks, %d transcripts, %d decisions, %d fork proofs, %d bytes\n",
-				out, st.Chains, st.Blocks, st.Transcripts, st.Decisions, st.ForkProofs, st.Bytes)
+			// With --out -, standard output is the archive's.
+			summary := cmd.OutOrStdout()
+			if toStdout {
+				summary = cmd.ErrOrStderr()
+			}
+			fmt.Fprintf(summary, "wrote %s: %d chains, %d blocks, %d transcripts, %d decisions, %d fork proofs, %d bytes\n",
+				displayName(out, "standard output"), st.Chains, st.Blocks, st.Transcripts, st.Decisions, st.ForkProofs, st.Bytes)
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory")
-	f.StringVar(&out, "out", "", "archive to write (FILE.car)")
+	f.StringVar(&out, "out", "", "archive to write (FILE.car, - for standard output)")
 	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	return cmd
+}
+
+// exportFile writes the archive beside path and renames it: a
+// half-written archive never carries the final name.
+func exportFile(cmd *cobra.Command, s *ledger.Store, path string) (archive.Stats, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".export-*.car")
+	if err != nil {
+		return archive.Stats{}, err
+	}
+	defer os.Remove(tmp.Name())
+	st, err := exportTo(cmd, s, tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return st, err
+	}
+	return st, os.Rename(tmp.Name(), path)
+}
+
+// exportTo writes the archive to w. Into a pipe, a failed export leaves
+// the reader an archive cut short; the exit status says so (a shell sees
+// it with set -o pipefail).
+func exportTo(cmd *cobra.Command, s *ledger.Store, w io.Writer) (archive.Stats, error) {
+	bar := newProgress(cmd.ErrOrStderr(), -1, "exporting")
+	st, err := archive.Export(s, io.MultiWriter(w, bar))
+	bar.Finish()
+	return st, err
 }

@@ -3,10 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/schollz/progressbar/v3"
-	"os"
 
 	"github.com/ipfs/go-cid"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/affine-ledger/ledger/archive"
@@ -26,17 +25,18 @@ enforced, every block goes through the verifier (re-execution included unless
 --no-reexec) and then through the store's own checks, in height order per validator, and
 the roots must name the chains' last blocks. It stops at the first problem; blocks loaded
 before it are valid and stay.` + exitCodesHelp,
-		Example: "  ledger import --data ~/.ledger/store --car ledger.car",
-		Args:    cobra.NoArgs,
+		Example: `  ledger import --data ~/.ledger/store --car ledger.car
+  ssh validator ledger export --data /srv/ledger --out - | ledger import --data ~/.ledger/store --car -`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dataDir == "" || carFile == "" {
 				return usageError{"--data and --car are required"}
 			}
-			f, err := os.Open(carFile)
+			in, size, err := openInput(cmd, carFile)
 			if err != nil {
 				return err
 			}
-			defer f.Close()
+			defer in.Close()
 			s, err := ledger.Open(dataDir)
 			if err != nil {
 				return err
@@ -48,31 +48,28 @@ before it are valid and stay.` + exitCodesHelp,
 			}
 			defer set.Close()
 			vf := verify.New(verify.Options{Reexecute: !noReexec, Challenges: set})
-			var size int64 = -1
-			if fi, err := f.Stat(); err == nil {
-				size = fi.Size()
-			}
+			name := displayName(carFile, "standard input")
 			bar := newProgress(cmd.ErrOrStderr(), size, "importing")
-			r := progressbar.NewReader(f, bar)
+			r := progressbar.NewReader(in, bar)
 			st, err := archive.Import(s, &r, archive.ImportOptions{Check: importCheck(vf)})
 			bar.Finish()
 			switch {
 			case errors.Is(err, archive.ErrMalformed):
-				return usageError{fmt.Sprintf("%s: %v", carFile, err)}
+				return usageError{fmt.Sprintf("%s: %v", name, err)}
 			case err != nil:
-				return checkFailed{fmt.Sprintf("%s: %v", carFile, err)}
+				return checkFailed{fmt.Sprintf("%s: %v", name, err)}
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), st)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "imported %s: %d chains, %d blocks, %d transcripts, %d decisions, %d fork proofs\n",
-				carFile, st.Chains, st.Blocks, st.Transcripts, st.Decisions, st.ForkProofs)
+				name, st.Chains, st.Blocks, st.Transcripts, st.Decisions, st.ForkProofs)
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory (created if missing)")
-	f.StringVar(&carFile, "car", "", "archive written by ledger export")
+	f.StringVar(&carFile, "car", "", "archive written by ledger export (- for standard input)")
 	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	f.BoolVar(&noReexec, "no-reexec", false, "skip re-executing transcripts before storing them")
 	return cmd

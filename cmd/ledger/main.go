@@ -24,13 +24,19 @@ type checkFailed struct{ msg string }
 func (e checkFailed) Error() string { return e.msg }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runIO(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run executes one command line and maps its error to an exit code.
+// run executes one command line with no standard input.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runIO(args, eofReader{}, stdout, stderr)
+}
+
+// runIO executes one command line and maps its error to an exit code.
+func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
@@ -44,3 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitUsage
 }
+
+// eofReader is an empty standard input.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

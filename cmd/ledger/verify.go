@@ -37,7 +37,8 @@ It streams: memory stays flat however large the ledger. The first failure of eac
 reported with validator, height, block CID, transcript index and reason.` + exitCodesHelp,
 		Example: `  ledger verify --data ~/.ledger/store
   ledger verify --data ~/.ledger/store --validator 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY --from 1200 --json
-  ledger verify --car ledger.car --no-reexec`,
+  ledger verify --car ledger.car --no-reexec
+  ssh validator ledger export --data /srv/ledger --out - | ledger verify --car -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (dataDir == "") == (carFile == "") {
@@ -65,7 +66,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 			opts := verify.Options{Reexecute: !noReexec, StrictSeeds: strict, Challenges: set}
 			var rep verify.Report
 			if carFile != "" {
-				rep, err = verifyArchiveFile(carFile, opts, cmd.ErrOrStderr())
+				rep, err = verifyArchiveFile(cmd, carFile, opts)
 			} else {
 				rep, err = verifyStoreDir(dataDir, scope, opts, cmd.ErrOrStderr())
 			}
@@ -98,7 +99,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 	}
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory")
-	f.StringVar(&carFile, "car", "", "archive written by ledger export")
+	f.StringVar(&carFile, "car", "", "archive written by ledger export (- for standard input)")
 	f.StringVar(&chainSpec, "chain", "", "also hold every validator's on-chain commitment to its chain in the store")
 	f.StringVar(&validator, "validator", "", "verify only this validator's chain (SS58 hotkey)")
 	f.Uint64Var(&from, "from", 0, "first height to verify (the state before it comes from the signed block below)")
@@ -147,22 +148,18 @@ func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, st
 	return rep, err
 }
 
-func verifyArchiveFile(path string, opts verify.Options, stderr io.Writer) (verify.Report, error) {
-	f, err := os.Open(path)
+func verifyArchiveFile(cmd *cobra.Command, path string, opts verify.Options) (verify.Report, error) {
+	in, size, err := openInput(cmd, path)
 	if err != nil {
 		return verify.Report{}, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return verify.Report{}, err
-	}
-	bar := newProgress(stderr, st.Size(), "verifying archive")
+	defer in.Close()
+	bar := newProgress(cmd.ErrOrStderr(), size, "verifying archive")
 	opts.Progress = func(_ int, bytes int64) { bar.Set64(bytes) }
-	rep, err := verify.VerifyCAR(f, opts)
+	rep, err := verify.VerifyCAR(in, opts)
 	bar.Finish()
 	if err != nil {
-		return verify.Report{}, fmt.Errorf("%s: %w", path, err)
+		return verify.Report{}, fmt.Errorf("%s: %w", displayName(path, "standard input"), err)
 	}
 	return rep, nil
 }

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// stdio is the path that names the command's standard input (--car) or
+// output (--out), so that an archive can go through a pipe: from another
+// host (ssh host ledger export --out -), from a download, or straight
+// from export into verify or import.
+const stdio = "-"
+
+// displayName is how messages name path: stdio as std ("standard input"
+// or "standard output").
+func displayName(path, std string) string {
+	if path == stdio {
+		return std
+	}
+	return path
+}
+
+// openInput opens path for reading, stdio for the command's standard
+// input. size is the input's length when it is a regular file (a
+// redirection from one included), else -1: a pipe's is unknown.
+func openInput(cmd *cobra.Command, path string) (r io.ReadCloser, size int64, err error) {
+	if path == stdio {
+		in := cmd.InOrStdin()
+		return io.NopCloser(in), regularSize(in), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, -1, err
+	}
+	return f, regularSize(f), nil
+}
+
+// regularSize is r's length if r is a regular file, else -1.
+func regularSize(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return -1
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
+}
+
+// isTerminal reports whether w is a terminal: a binary archive is not
+// written to one.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
