@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/affine-ledger/ledger/codec"
@@ -78,6 +79,15 @@ func (a *Appender) run() {
 			// Nothing to build until this block is durable and nothing
 			// before it to answer: wait for it here, which spares each
 			// append made one at a time the wake-up of acknowledge.
+			//
+			// Yield before making the next nonce. The apply woke Pebble's
+			// WAL writer onto this goroutine's P, in the slot the P runs
+			// next, and an idle P steals from that slot only after a
+			// back-off that the timer slack stretches to tens of
+			// microseconds: in an execution trace of one writer, the
+			// write and fsync started only once this goroutine blocked,
+			// 76 us (median) after the wake-up, behind the nonce.
+			runtime.Gosched()
 			a.prepareSignature()
 			a.answer(sy)
 			continue
