@@ -61,47 +61,6 @@ func TestArchiveThroughPipe(t *testing.T) {
 	}
 }
 
-// TestImportFromStdin loads an archive from standard input, and refuses
-// a damaged one there as it does from a file.
-func TestImportFromStdin(t *testing.T) {
-	t.Parallel()
-	dir, _ := builtLedger(t)
-	car := filepath.Join(t.TempDir(), "l.car")
-	if code, out, errs := ledgerRun(t, "export", "--data", dir, "--out", car); code != 0 {
-		t.Fatalf("export: %d %s %s", code, out, errs)
-	}
-	open := func(path string) *os.File {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
-	dst := filepath.Join(t.TempDir(), "imported")
-	if code, out, errs := ledgerRunIn(t, open(car), "import", "--data", dst, "--car", "-", "--json"); code != 0 || !strings.Contains(out, `"blocks": 6`) {
-		t.Fatalf("import --car -: %d %s %s", code, out, errs)
-	}
-	if code, out, _ := ledgerRun(t, "verify", "--data", dst, "--json"); code != 0 || !strings.Contains(out, `"transcripts": 24`) {
-		t.Fatalf("verify after import: %d %s", code, out)
-	}
-	data, err := os.ReadFile(car)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(data)/2] ^= 1
-	bad := filepath.Join(t.TempDir(), "bad.car")
-	if err := os.WriteFile(bad, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, errs := ledgerRunIn(t, open(bad), "verify", "--car", "-", "--no-reexec"); code != 1 || !strings.Contains(out, "FAIL") {
-		t.Fatalf("verify --car - of a damaged archive: %d %s %s", code, out, errs)
-	}
-	if code, out, errs := ledgerRunIn(t, open(bad), "import", "--data", filepath.Join(t.TempDir(), "x"), "--car", "-"); code != 1 || !strings.Contains(errs, "section") {
-		t.Fatalf("import --car - of a damaged archive: %d %s %s", code, out, errs)
-	}
-}
-
 // TestExportToStdoutUsage: --json would mix the counts into the archive.
 func TestExportToStdoutUsage(t *testing.T) {
 	t.Parallel()

@@ -185,6 +185,9 @@ func writeFile(t *testing.T, content string) string {
 	return p
 }
 
+// TestExportVerifyImport runs export, verify --car, import and verify
+// --data, with the archive named on the command line and on standard
+// input; and verify --car and import of a damaged copy, which must fail.
 func TestExportVerifyImport(t *testing.T) {
 	t.Parallel()
 	dir, _ := builtLedger(t)
@@ -192,30 +195,47 @@ func TestExportVerifyImport(t *testing.T) {
 	if code, out, errs := ledgerRun(t, "export", "--data", dir, "--out", car); code != 0 {
 		t.Fatalf("export: %d %s %s", code, out, errs)
 	}
-	code, out, _ := ledgerRun(t, "verify", "--car", car, "--json")
-	if code != 0 || !strings.Contains(out, `"transcripts": 24`) {
-		t.Fatalf("verify --car: %d %s", code, out)
-	}
-	dst := filepath.Join(t.TempDir(), "imported")
-	if code, out, errs := ledgerRun(t, "import", "--data", dst, "--car", car, "--json"); code != 0 || !strings.Contains(out, `"blocks": 6`) {
-		t.Fatalf("import: %d %s %s", code, out, errs)
-	}
-	if code, out, _ := ledgerRun(t, "verify", "--data", dst, "--json"); code != 0 || !strings.Contains(out, `"transcripts": 24`) {
-		t.Fatalf("verify after import: %d %s", code, out)
-	}
-	// A doctored archive: verify fails (1), import refuses it (1).
 	data, err := os.ReadFile(car)
 	if err != nil {
 		t.Fatal(err)
 	}
 	data[len(data)/2] ^= 1
 	bad := filepath.Join(t.TempDir(), "bad.car")
-	os.WriteFile(bad, data, 0o600)
-	if code, out, errs := ledgerRun(t, "verify", "--car", bad, "--no-reexec"); code != 1 {
-		t.Fatalf("verify doctored: %d %s %s", code, out, errs)
+	if err := os.WriteFile(bad, data, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if code, out, errs := ledgerRun(t, "import", "--data", filepath.Join(t.TempDir(), "x"), "--car", bad); code != 1 || !strings.Contains(errs, "section") {
-		t.Fatalf("import doctored: %d %s %s", code, out, errs)
+	for _, viaStdin := range []bool{false, true} {
+		// withCar runs the command with --car naming path, or "-" and path
+		// opened as standard input.
+		withCar := func(path string, args ...string) (int, string, string) {
+			if !viaStdin {
+				return ledgerRun(t, append(args, "--car", path)...)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			return ledgerRunIn(t, f, append(args, "--car", "-")...)
+		}
+		code, out, _ := withCar(car, "verify", "--json")
+		if code != 0 || !strings.Contains(out, `"transcripts": 24`) {
+			t.Fatalf("stdin %v: verify --car: %d %s", viaStdin, code, out)
+		}
+		dst := filepath.Join(t.TempDir(), "imported")
+		if code, out, errs := withCar(car, "import", "--data", dst, "--json"); code != 0 || !strings.Contains(out, `"blocks": 6`) {
+			t.Fatalf("stdin %v: import: %d %s %s", viaStdin, code, out, errs)
+		}
+		if code, out, _ := ledgerRun(t, "verify", "--data", dst, "--json"); code != 0 || !strings.Contains(out, `"transcripts": 24`) {
+			t.Fatalf("stdin %v: verify after import: %d %s", viaStdin, code, out)
+		}
+		// The damaged archive: verify fails (1), import refuses it (1).
+		if code, out, errs := withCar(bad, "verify", "--no-reexec"); code != 1 || !strings.Contains(out, "FAIL") {
+			t.Fatalf("stdin %v: verify damaged: %d %s %s", viaStdin, code, out, errs)
+		}
+		if code, out, errs := withCar(bad, "import", "--data", filepath.Join(t.TempDir(), "x")); code != 1 || !strings.Contains(errs, "section") {
+			t.Fatalf("stdin %v: import damaged: %d %s %s", viaStdin, code, out, errs)
+		}
 	}
 }
 
