@@ -24,11 +24,15 @@ func displayName(path, std string) string {
 }
 
 // openInput opens path for reading, stdio for the command's standard
-// input. size is the input's length when it is a regular file (a
-// redirection from one included), else -1: a pipe's is unknown.
+// input, which must not be a terminal: an archive is not typed in. size is
+// the input's length when it is a regular file (a redirection from one
+// included), else -1: a pipe's is unknown.
 func openInput(cmd *cobra.Command, path string) (r io.ReadCloser, size int64, err error) {
 	if path == stdio {
 		in := cmd.InOrStdin()
+		if isTerminal(in) {
+			return nil, -1, usageError{"--car -: standard input is a terminal; pipe or redirect the archive into it"}
+		}
 		return io.NopCloser(in), regularSize(in), nil
 	}
 	f, err := os.Open(path)
@@ -51,9 +55,9 @@ func regularSize(r io.Reader) int64 {
 	return st.Size()
 }
 
-// isTerminal reports whether w is a terminal: a binary archive is not
-// written to one.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether a standard stream is a terminal: a binary
+// archive is neither written to one nor read from one.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ledgerRunIn is ledgerRun with stdin as the command's standard input.
@@ -71,6 +72,8 @@ func TestExportToStdoutUsage(t *testing.T) {
 	}
 }
 
+// TestRegularSize: the progress bar's total is known for a file, also on
+// standard input, and unknown for a pipe.
 func TestRegularSize(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "f")
@@ -100,5 +103,23 @@ func TestRegularSize(t *testing.T) {
 		if got := regularSize(c.r); got != c.want {
 			t.Errorf("%s: regularSize %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestArchiveNotOnTerminal: an archive is neither read from nor written
+// to a terminal, where a user who forgot the pipe would see the command
+// wait for input, or binary on the screen.
+func TestArchiveNotOnTerminal(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	tty := openTerminal(t)
+	// Were the terminal read, the read fails here instead of waiting.
+	_ = tty.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if code, out, errs := ledgerRunIn(t, tty, "verify", "--car", "-"); code != 2 || !strings.Contains(errs, "standard input is a terminal") {
+		t.Fatalf("verify --car - from a terminal: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	var errb bytes.Buffer
+	if code := runIO([]string{"export", "--data", dir, "--out", "-"}, eofReader{}, tty, &errb); code != 2 || !strings.Contains(errb.String(), "standard output is a terminal") {
+		t.Fatalf("export --out - to a terminal: exit %d, stderr %q", code, errb.String())
 	}
 }
