@@ -81,21 +81,6 @@ func faultPebble(fs vfs.FS) *pebble.Options {
 	return &pebble.Options{FS: fs, MemTableSize: 64 << 10, L0CompactionThreshold: 2}
 }
 
-// noReuseFS is a crashable MemFS whose ReuseForWrite, which Pebble calls
-// to recycle a WAL file, creates the new file afresh, as the vfs.FS
-// contract allows. MemFS's own (pebble v2.1.7) takes the lock that
-// CrashClone takes for writing twice for reading, once inside Rename: a
-// CrashClone that arrives between the two waits for the first, and the
-// second waits behind it: TestCrashClone hung so in a CI run.
-type noReuseFS struct{ *vfs.MemFS }
-
-func (fs noReuseFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	if err := fs.Remove(oldname); err != nil {
-		return nil, err
-	}
-	return fs.Create(newname, category)
-}
-
 // faultWorkload is the append sequence TestFaultInjection breaks: open a
 // store, start an appender (which flushes), append requests one at a time
 // and, every fourth round, three at once (one group-committed block), then
