@@ -2,6 +2,9 @@
 GO       ?= go
 BIN      := bin/ledger
 FUZZTIME ?= 3s
+# How long the fuzzer may minimize an input that found new coverage
+# (scripts/fuzz.sh says why it is bounded).
+FUZZMINIMIZE ?= 100x
 PKGS     := ./...
 
 .PHONY: build test unit interop interop-spec interop-p2p fuzz fuzz-long soak bench demo lint vectors clean
@@ -34,10 +37,10 @@ interop-p2p:
 	else echo "interop-p2p: node/npm not found, skipped"; fi
 
 fuzz:
-	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) scripts/fuzz.sh
 
 fuzz-long:
-	FUZZTIME=60s scripts/fuzz.sh
+	FUZZTIME=60s FUZZMINIMIZE=1000x scripts/fuzz.sh
 
 # Every benchmark the targets are about, in one report (BENCHMARKS.md); figures
 # also go to bench.json. LEDGER_BENCHTIME_<RUN>=Nx changes a run's -benchtime.
@@ -47,7 +50,7 @@ fuzz-long:
 soak: build
 	LEDGER_TAMPER_CASES=20000 $(GO) test -race -count=3 -timeout 3h \
 		-run 'Tamper|Crash|Fault|Advers|Partition|Rogue|Hostile|Devnet|Equivocation' $(PKGS)
-	FUZZTIME=60s scripts/fuzz.sh
+	FUZZTIME=60s FUZZMINIMIZE=1000x scripts/fuzz.sh
 	rm -rf .soak && $(BIN) devnet --dir .soak --validators 8 --miners 8 --duration 5m
 
 bench:
