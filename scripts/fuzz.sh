@@ -58,6 +58,8 @@ for pkg in $(go list ${FUZZPKGS:-./...}); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")
 	targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' || true)
 	for target in $targets; do
+		# Named before it runs, so that a run that hangs shows which.
+		echo "fuzz $pkg $target ($fuzztime)"
 		fuzz "$pkg" "$target" "$fuzztime"
 		n=$(execs)
 		if [ "$n" -eq 0 ] && [[ $fuzztime =~ ^([0-9]+)s$ ]]; then
@@ -66,11 +68,11 @@ for pkg in $(go list ${FUZZPKGS:-./...}); do
 			# seeds in a binary that links Pebble) can take the whole run:
 			# it gets four times as long.
 			long=$((BASH_REMATCH[1] * 4))s
-			echo "fuzz $pkg $target: no input fuzzed in $fuzztime (replaying the corpus took it all), running for $long"
+			echo "  no input fuzzed in $fuzztime (replaying the corpus took it all): running for $long"
 			fuzz "$pkg" "$target" "$long"
 			n=$(execs)
 		fi
-		echo "fuzz $pkg $target: $n inputs"
+		echo "  $n inputs"
 		if [ "$n" -lt "$few" ]; then
 			starved+=("$pkg $target ($n)")
 		fi
