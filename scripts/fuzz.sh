@@ -3,14 +3,15 @@
 # fuzz only one target of one package per invocation), and says how many
 # inputs each target ran.
 #
-# FUZZPKGS narrows the packages (default ./...).
+# FUZZPKGS narrows the packages (default ./...); FUZZFEW is the count of
+# inputs under which a target is listed at the end (default 100).
 #
 # FUZZMINIMIZE bounds how long the fuzzer minimizes an input that found new
 # coverage (go test -fuzzminimizetime; Go's default is 60s). A test binary
 # that links Pebble or libp2p carries coverage counters for all of it, and
 # minimizing one transcript took longer than a whole short run: on 2 cores,
-# a 3 s run of the ledger's decoders executed 15-750 inputs with Go's
-# default, 5000-7500 with 100x.
+# 3 s runs of the ledger's block and transcript decoders executed 15-756
+# inputs with Go's default, 5500-7400 with 100x.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-3s}
