@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -248,7 +249,7 @@ func TestVerifyCARNamesTamperedTranscript(t *testing.T) {
 		t.Fatalf("want the tamper and the fork proof: %+v", rep.Failures)
 	}
 	f := rep.Failures[0]
-	blk, err := ledger.DecodeBlock(secs[0][36:])
+	blk, err := record.DecodeBlock(secs[0][36:])
 	if err != nil {
 		t.Fatal(err)
 	}

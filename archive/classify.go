@@ -2,7 +2,7 @@ package archive
 
 import (
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Kind is what a section holds where the archive's order allows a block or
@@ -26,12 +26,12 @@ func Classify(data []byte) Kind {
 
 // ClassifyBlock is Classify that also returns the block it decoded, so
 // that a caller about to check a block does not decode it again.
-func ClassifyBlock(data []byte) (Kind, *ledger.Block) {
-	var b ledger.Block
+func ClassifyBlock(data []byte) (Kind, *record.Block) {
+	var b record.Block
 	if codec.Unmarshal(data, &b) == nil {
 		return Block, &b
 	}
-	var p ledger.ForkProof
+	var p record.ForkProof
 	if codec.Unmarshal(data, &p) == nil {
 		return ForkProof, nil
 	}

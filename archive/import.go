@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // ErrRejected is wrapped by every reason Import refuses an archive's
@@ -96,7 +97,7 @@ func (im *importer) run() error {
 }
 
 func (im *importer) block(sec Section) error {
-	blk, err := ledger.DecodeBlock(sec.Data)
+	blk, err := record.DecodeBlock(sec.Data)
 	if err != nil {
 		return rejected(sec, "%v", err)
 	}
@@ -153,7 +154,7 @@ func (im *importer) block(sec Section) error {
 // forkProof records a fork proof the store's way: by putting both of its
 // blocks, which makes the store build and keep the proof itself.
 func (im *importer) forkProof(sec Section) error {
-	p, err := ledger.DecodeForkProof(sec.Data)
+	p, err := record.DecodeForkProof(sec.Data)
 	if err != nil {
 		return rejected(sec, "%v", err)
 	}

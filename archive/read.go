@@ -13,7 +13,7 @@ import (
 	"github.com/multiformats/go-multihash"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // ErrMalformed is wrapped by every error about an archive's framing: not
@@ -24,7 +24,7 @@ var ErrMalformed = errors.New("malformed archive")
 const (
 	// MaxSection bounds one section: the largest ledger object (a
 	// transcript) with its CID.
-	MaxSection = ledger.MaxTranscriptBytes + 64
+	MaxSection = record.MaxTranscriptBytes + 64
 	// MaxHeader bounds the CARv1 header (about 40 bytes a root).
 	MaxHeader = 4 << 20
 )

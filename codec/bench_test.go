@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // BenchmarkUnmarshal decodes a transcript whose model reply is pad bytes
 // (a block's worth: 100 links, for the block) by the direct decoder and by
 // the general path, and a transcript also as the verifier does
-// (ledger.DecodeTranscriptBorrowed: decoded by hand, then checked), each
+// (record.DecodeTranscriptBorrowed: decoded by hand, then checked), each
 // against SHA-256 of the same bytes in the same iterations:
 // ratio_vs_sha256 is decode time over hash time.
 func BenchmarkUnmarshal(b *testing.B) {
@@ -27,7 +27,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 		name string
 		data []byte
 		new  func() any
-	}{{"block", blockBytes, func() any { return new(ledger.Block) }}}
+	}{{"block", blockBytes, func() any { return new(record.Block) }}}
 	for _, size := range []int{4096, 32768} {
 		data, err := codec.Marshal(pad(size))
 		if err != nil {
@@ -37,7 +37,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 			name string
 			data []byte
 			new  func() any
-		}{fmt.Sprintf("transcript/pad=%d", size), data, func() any { return new(ledger.Transcript) }})
+		}{fmt.Sprintf("transcript/pad=%d", size), data, func() any { return new(record.Transcript) }})
 	}
 	for _, in := range inputs {
 		for _, path := range []struct {
@@ -67,7 +67,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 }
 
 func decodeTranscript(data []byte, _ any) error {
-	_, err := ledger.DecodeTranscriptBorrowed(data)
+	_, err := record.DecodeTranscriptBorrowed(data)
 	return err
 }
 
@@ -119,20 +119,20 @@ func BenchmarkMarshal(b *testing.B) {
 
 // benchRecords returns a block of 100 transcript links and a function
 // making a transcript whose last message, a model reply, is size bytes.
-func benchRecords(b *testing.B) (*ledger.Block, func(size int) *ledger.Transcript) {
+func benchRecords(b *testing.B) (*record.Block, func(size int) *record.Transcript) {
 	s := seeds(b)
-	var tr ledger.Transcript
+	var tr record.Transcript
 	if err := codec.Unmarshal(s["transcript"][0], &tr); err != nil {
 		b.Fatal(err)
 	}
-	var blk ledger.Block
+	var blk record.Block
 	if err := codec.Unmarshal(s["block"][1], &blk); err != nil {
 		b.Fatal(err)
 	}
 	for len(blk.Transcripts) < 100 {
 		blk.Transcripts = append(blk.Transcripts, codec.LinkTo(codec.Sum([]byte(fmt.Sprint(len(blk.Transcripts))))))
 	}
-	return &blk, func(size int) *ledger.Transcript {
+	return &blk, func(size int) *record.Transcript {
 		t := tr
 		t.Conversation = append(t.Conversation[:len(t.Conversation):len(t.Conversation)], t.Conversation[len(t.Conversation)-1])
 		t.Conversation[len(t.Conversation)-1].Content = strings.Repeat("z", size)

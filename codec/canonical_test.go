@@ -18,7 +18,7 @@ import (
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/internal/golden"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // The direct decoder (codec/decode.go) must accept exactly the inputs the
@@ -155,10 +155,10 @@ type target struct {
 }
 
 var targets = []target{
-	{"transcript", func() any { return new(ledger.Transcript) }, true},
-	{"block", func() any { return new(ledger.Block) }, true},
-	{"header", func() any { return new(ledger.Header) }, true},
-	{"fork proof", func() any { return new(ledger.ForkProof) }, true},
+	{"transcript", func() any { return new(record.Transcript) }, true},
+	{"block", func() any { return new(record.Block) }, true},
+	{"header", func() any { return new(record.Header) }, true},
+	{"fork proof", func() any { return new(record.ForkProof) }, true},
 	{"message", func() any { return new(envs.Message) }, true},
 	{"link", func() any { return new(codec.Link) }, true},
 	{"link pointer", func() any { return new(*codec.Link) }, true},
@@ -228,13 +228,13 @@ func seeds(t testing.TB) map[string][][]byte {
 		// each is a transcript.
 		data := unhex(t, v.Hex)
 		out["*"] = append(out["*"], data)
-		tr, err := ledger.DecodeTranscript(data)
+		tr, err := record.DecodeTranscript(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tr.Format == ledger.TranscriptFormatV1 {
-			tr.Format = ledger.TranscriptFormat
-			tr.Seed = &ledger.Seed{Anchor: ledger.Anchor{Number: 7, Hash: ledger.Hash{1}}, Counter: 3}
+		if tr.Format == record.TranscriptFormatV1 {
+			tr.Format = record.TranscriptFormat
+			tr.Seed = &record.Seed{Anchor: record.Anchor{Number: 7, Hash: record.Hash{1}}, Counter: 3}
 		}
 		b, err := codec.Marshal(tr)
 		if err != nil {
@@ -259,7 +259,7 @@ func seeds(t testing.TB) map[string][][]byte {
 	}
 
 	// A transcript's parts, as the store and the verifier meet them.
-	var tr ledger.Transcript
+	var tr record.Transcript
 	if err := codec.Unmarshal(out["transcript"][0], &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func seeds(t testing.TB) map[string][][]byte {
 	add("message", tr.Conversation[0])
 	add("public key", tr.Validator)
 	add("challenge", tr.Challenge)
-	var blk ledger.Block
+	var blk record.Block
 	if err := codec.Unmarshal(out["block"][1], &blk); err != nil {
 		t.Fatal(err)
 	}
@@ -281,11 +281,11 @@ func seeds(t testing.TB) map[string][][]byte {
 	add("link", codec.Link{})
 	add("link pointer", &blk.Prev)
 	add("link pointer", (*codec.Link)(nil))
-	p, err := ledger.NewForkProof(out["block"][0], out["block"][0])
+	p, err := record.NewForkProof(out["block"][0], out["block"][0])
 	if err == nil {
 		add("fork proof", p)
 	} else {
-		add("fork proof", ledger.ForkProof{Format: 1, Validator: tr.Validator, Height: 3, A: []byte{1}, B: []byte{}})
+		add("fork proof", record.ForkProof{Format: 1, Validator: tr.Validator, Height: 3, A: []byte{1}, B: []byte{}})
 	}
 	n := int64(-7)
 	pn := &n

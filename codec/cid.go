@@ -57,3 +57,16 @@ func CheckCID(data []byte, want cid.Cid) error {
 	}
 	return nil
 }
+
+// ShortCID abbreviates c for error messages and logs: its first 8 and last
+// 6 characters, enough to tell records apart and to grep for.
+func ShortCID(c cid.Cid) string {
+	if !c.Defined() {
+		return "no CID"
+	}
+	s := c.String()
+	if len(s) > 16 {
+		return s[:8] + "..." + s[len(s)-6:]
+	}
+	return s
+}

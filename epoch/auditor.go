@@ -7,6 +7,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -40,7 +41,7 @@ func NewAuditor(self keys.PublicKey, s *ledger.Store) *Auditor {
 
 // flushEvery bounds the outcomes CatchUp holds before it records them and
 // counts their blocks as audited.
-const flushEvery = 16 * ledger.MaxDecisionsPerBlock
+const flushEvery = 16 * record.MaxDecisionsPerBlock
 
 // CatchUp audits every peer block stored since the last call and returns
 // how many blocks it audited. With a recorder, a block counts as audited

@@ -9,8 +9,8 @@ import (
 	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -72,9 +72,9 @@ func TestClusterEpoch(t *testing.T) {
 	if err := cl.WaitMesh(ctx, 3); err != nil {
 		t.Fatal(err)
 	}
-	anchor := ledgertest.Anchor(3)
+	anchor := recordtest.Anchor(3)
 	for i, n := range cl.Nodes {
-		var ts []ledger.Transcript
+		var ts []record.Transcript
 		for j := range 3 {
 			tr, err := verifytest.Transcript(cl.Keys[i].Public(), anchor, "mult8", uint64(j), j, 0)
 			if err != nil {

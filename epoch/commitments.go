@@ -8,6 +8,7 @@ import (
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // CommitmentCheck is the verdict on one validator's on-chain commitment
@@ -72,7 +73,7 @@ func checkOne(s *ledger.Store, v keys.PublicKey, vc chain.ValidatorCommitment, h
 	if err != nil {
 		return fmt.Sprintf("block at committed height %d: %v", vc.Height, err)
 	}
-	committed := ledger.Checkpoint{Size: vc.Size, Root: ledger.Hash(vc.Root)}
+	committed := record.Checkpoint{Size: vc.Size, Root: record.Hash(vc.Root)}
 	if b.Checkpoint != committed {
 		return fmt.Sprintf("block at height %d has checkpoint size %d root %s, the commitment size %d root %s",
 			vc.Height, b.Checkpoint.Size, b.Checkpoint.Root, vc.Size, committed.Root)
@@ -81,7 +82,7 @@ func checkOne(s *ledger.Store, v keys.PublicKey, vc chain.ValidatorCommitment, h
 	if err != nil {
 		return fmt.Sprintf("consistency proof from size %d to %d: %v", committed.Size, head.Checkpoint.Size, err)
 	}
-	if err := ledger.VerifyConsistency(committed, head.Checkpoint, p); err != nil {
+	if err := record.VerifyConsistency(committed, head.Checkpoint, p); err != nil {
 		return fmt.Sprintf("the head (height %d, size %d) does not extend the committed checkpoint: %v", head.Block.Height, head.Checkpoint.Size, err)
 	}
 	return ""

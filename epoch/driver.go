@@ -15,6 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/validator"
 	"github.com/affine-ledger/ledger/vtrust"
@@ -147,7 +148,7 @@ func (d *Driver) recorder(ctx context.Context, app *ledger.Appender, published f
 				return fmt.Errorf("encode outcome: %w", err)
 			}
 		}
-		if _, err := app.Append(ctx, ledger.Anchor{Number: head.Number, Hash: ledger.Hash(head.Hash)}, nil, ds); err != nil {
+		if _, err := app.Append(ctx, record.Anchor{Number: head.Number, Hash: record.Hash(head.Hash)}, nil, ds); err != nil {
 			return err
 		}
 		published()

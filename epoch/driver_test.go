@@ -12,7 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/rng"
 )
 
@@ -81,7 +81,7 @@ func newWorldLying(t *testing.T, commitReveal, rewards bool) *world {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.Append(ctx, ledgertest.Anchor(3), nil, [][]byte{b}); err != nil {
+		if _, err := a.Append(ctx, recordtest.Anchor(3), nil, [][]byte{b}); err != nil {
 			t.Fatal(err)
 		}
 		if err := a.Close(); err != nil {
@@ -97,7 +97,7 @@ func (w *world) result(t *testing.T, lie bool) duel.Result {
 	if lie {
 		o = duel.Loss
 	}
-	a := ledgertest.Anchor(3)
+	a := recordtest.Anchor(3)
 	var samples []duel.Sample
 	for i := range 24 {
 		var seed [32]byte

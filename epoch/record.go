@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -48,7 +49,7 @@ func (a *Auditor) Record(r Recorder) error {
 }
 
 // record writes the outcomes the chain does not link yet, at most
-// ledger.MaxDecisionsPerBlock per request, the requests at once so that
+// record.MaxDecisionsPerBlock per request, the requests at once so that
 // the appender commits them together.
 func (a *Auditor) record(os []vtrust.Outcome) error {
 	if a.recorder == nil {
@@ -62,7 +63,7 @@ func (a *Auditor) record(os []vtrust.Outcome) error {
 	}
 	var chunks [][]vtrust.Outcome
 	for len(fresh) > 0 {
-		n := min(len(fresh), ledger.MaxDecisionsPerBlock)
+		n := min(len(fresh), record.MaxDecisionsPerBlock)
 		chunks = append(chunks, fresh[:n])
 		fresh = fresh[n:]
 	}

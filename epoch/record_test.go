@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -102,7 +102,7 @@ func TestAuditorRecordsOutcomesOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ledger.CheckDecision(raw); err != nil {
+		if err := record.CheckDecision(raw); err != nil {
 			t.Fatal(err)
 		}
 	}

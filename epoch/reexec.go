@@ -9,6 +9,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/vtrust"
 )
@@ -55,7 +56,7 @@ func judge(s *ledger.Store, b ledger.StoredBlock, c cid.Cid) (vtrust.Verdict, st
 	if err := codec.CheckCID(raw, c); err != nil {
 		return vtrust.Disagree, reason("bytes do not match the link", err)
 	}
-	t, err := ledger.DecodeTranscript(raw)
+	t, err := record.DecodeTranscript(raw)
 	if err != nil {
 		return vtrust.Disagree, reason("decode transcript", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 	"github.com/affine-ledger/ledger/vtrust"
 )
@@ -28,7 +29,7 @@ func buildStoreLying(t *testing.T, validators int, rewards bool) (*ledger.Store,
 	t.Cleanup(func() { s.Close() })
 	ks, err := verifytest.Build(s, verifytest.Spec{
 		Validators: validators, Blocks: 2, PerBlock: 3,
-		Mutate: func(v, b, i int, tr *ledger.Transcript) {
+		Mutate: func(v, b, i int, tr *record.Transcript) {
 			if rewards && v == liar && b == 1 && i == 0 {
 				tr.Reward++
 				if n := len(tr.TurnRewards); n > 0 {

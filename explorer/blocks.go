@@ -8,6 +8,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -103,7 +104,7 @@ func (srv *server) block(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, ledger.ErrNotFound) {
 		return errNotFound(fmt.Sprintf("block %s is not in this store", c))
 	}
-	if errors.Is(err, ledger.ErrMalformed) {
+	if errors.Is(err, record.ErrMalformed) {
 		// Another kind of record (a transcript, a decision) has this CID.
 		return errNotFound(fmt.Sprintf("%s is stored but is not a block", c))
 	}
@@ -208,7 +209,7 @@ func (srv *server) decisionView(b ledger.StoredBlock, i int, l codec.Link) Decis
 
 // readTranscript reads the transcript ref names, checking its bytes
 // against the CID.
-func (srv *server) readTranscript(ref ledger.TranscriptRef) (*ledger.Transcript, error) {
+func (srv *server) readTranscript(ref ledger.TranscriptRef) (*record.Transcript, error) {
 	raw, err := srv.s.Object(ref.CID)
 	if err != nil {
 		return nil, err
@@ -216,7 +217,7 @@ func (srv *server) readTranscript(ref ledger.TranscriptRef) (*ledger.Transcript,
 	if err := codec.CheckCID(raw, ref.CID); err != nil {
 		return nil, fmt.Errorf("%w: validator %s leaf %d: %v", ledger.ErrCorrupt, ref.Validator, ref.Leaf, err)
 	}
-	t, err := ledger.DecodeTranscript(raw)
+	t, err := record.DecodeTranscript(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: validator %s leaf %d: %v", ledger.ErrCorrupt, ref.Validator, ref.Leaf, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // chainCache reads the chain at most every ttl: the pages read the same
@@ -114,7 +115,7 @@ func (cc *chainCache) validatorCommitment(ctx context.Context, s *ledger.Store, 
 			out.Status = "not_stored"
 		case err != nil:
 			out.Status, out.Error = "error", err.Error()
-		case b.Checkpoint.Size == vc.Size && b.Checkpoint.Root == ledger.Hash(vc.Root):
+		case b.Checkpoint.Size == vc.Size && b.Checkpoint.Root == record.Hash(vc.Root):
 			out.Status = "matches"
 		default:
 			out.Status = "mismatch"

@@ -9,6 +9,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // DuelRow is one duel result as a validator recorded it.
@@ -51,8 +52,8 @@ type EnvSummary struct {
 func duelRow(d *duelEntry) DuelRow {
 	id := d.id
 	if id.IsZero() {
-		id = ledger.Duel{Champion: d.r.Champion.Hotkey, Contender: d.r.Contender.Hotkey,
-			Start: ledger.Anchor{Number: d.r.Start.Number, Hash: ledger.Hash(d.r.Start.Hash)}}.ID()
+		id = record.Duel{Champion: d.r.Champion.Hotkey, Contender: d.r.Contender.Hotkey,
+			Start: record.Anchor{Number: d.r.Start.Number, Hash: record.Hash(d.r.Start.Hash)}}.ID()
 	}
 	row := DuelRow{
 		Record: d.record.String(), Validator: d.validator, Height: d.height, Block: d.block.String(), Index: d.index,
@@ -213,7 +214,7 @@ func (srv *server) duelTranscripts(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	var id ledger.DuelID
+	var id record.DuelID
 	var v keys.PublicKey
 	err = srv.index.read(func(x *index) error {
 		d := x.duelByCID[c]

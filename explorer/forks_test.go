@@ -8,6 +8,7 @@ import (
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // TestForks stores a second block of Alice at height 0 in a store of its
@@ -25,8 +26,8 @@ func TestForks(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := f.Validators[0]
-	_, raw, c, err := ledger.Sign(ledger.Header{Format: ledger.BlockFormat, Validator: alice.Public(), TimeMS: 1,
-		Anchor: explorertest.Anchor(1), Checkpoint: ledger.Checkpoint{Root: ledger.EmptyRoot()}}, alice)
+	_, raw, c, err := record.Sign(record.Header{Format: record.BlockFormat, Validator: alice.Public(), TimeMS: 1,
+		Anchor: explorertest.Anchor(1), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, alice)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -43,7 +44,7 @@ type index struct {
 	duels  []*duelEntry
 	// duelsByID maps a ledger duel ID to its results (one per validator
 	// that recorded it).
-	duelsByID map[ledger.DuelID][]*duelEntry
+	duelsByID map[record.DuelID][]*duelEntry
 	duelByCID map[cid.Cid]*duelEntry
 	epochs    map[uint64]*epochData
 	anchors   map[cid.Cid]uint64
@@ -73,7 +74,7 @@ type minerAgg struct {
 	hotkey keys.PublicKey
 	// latest is the miner as its most recent transcript (by start time)
 	// records it.
-	latest   ledger.Miner
+	latest   record.Miner
 	latestMS int64
 	firstMS  int64
 	// firstAnchor is the anchor number of the first block holding one of
@@ -132,7 +133,7 @@ type duelEntry struct {
 	height    uint64
 	index     int // position in the block's decisions
 	timeMS    int64
-	id        ledger.DuelID
+	id        record.DuelID
 	r         duel.Result // Envs[].Challenges cleared to save memory
 	n         int         // challenges answered
 }
@@ -187,7 +188,7 @@ func newIndex(s *ledger.Store, tempo uint64, refresh time.Duration, log *slog.Lo
 	return &index{
 		s: s, tempo: tempo, refresh: refresh, log: log,
 		chains: map[keys.PublicKey]*chainState{}, miners: map[keys.PublicKey]*minerAgg{},
-		models: map[string]*modelAgg{}, duelsByID: map[ledger.DuelID][]*duelEntry{},
+		models: map[string]*modelAgg{}, duelsByID: map[record.DuelID][]*duelEntry{},
 		duelByCID: map[cid.Cid]*duelEntry{}, epochs: map[uint64]*epochData{}, anchors: map[cid.Cid]uint64{},
 	}
 }
@@ -312,7 +313,7 @@ func (x *index) addBlock(b ledger.StoredBlock) {
 	}
 }
 
-func (x *index) readTranscript(c cid.Cid) (*ledger.Transcript, error) {
+func (x *index) readTranscript(c cid.Cid) (*record.Transcript, error) {
 	raw, err := x.s.Object(c)
 	if err != nil {
 		return nil, err
@@ -320,10 +321,10 @@ func (x *index) readTranscript(c cid.Cid) (*ledger.Transcript, error) {
 	if err := codec.CheckCID(raw, c); err != nil {
 		return nil, err
 	}
-	return ledger.DecodeTranscript(raw)
+	return record.DecodeTranscript(raw)
 }
 
-func (x *index) addTranscript(t *ledger.Transcript, anchor uint64) {
+func (x *index) addTranscript(t *record.Transcript, anchor uint64) {
 	x.counts.Transcripts++
 	scaled := scaleReward(t.Env, t.EnvVersion, t.Reward)
 	m := x.miners[t.Miner.Hotkey]
@@ -384,8 +385,8 @@ func (x *index) addDuel(b ledger.StoredBlock, i int, c cid.Cid, r duel.Result) {
 	}
 	d := &duelEntry{
 		record: c, validator: b.Validator, block: b.CID, height: b.Height, index: i, timeMS: b.TimeMS,
-		id: ledger.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey,
-			Start: ledger.Anchor{Number: r.Start.Number, Hash: ledger.Hash(r.Start.Hash)}}.ID(),
+		id: record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey,
+			Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID(),
 		r: r, n: n,
 	}
 	x.duels = append(x.duels, d)
@@ -397,7 +398,7 @@ func (x *index) addDuel(b ledger.StoredBlock, i int, c cid.Cid, r duel.Result) {
 		} else {
 			// A duel result can precede any transcript of a miner only in
 			// a ledger that lost them; still list the miner.
-			x.miners[k] = &minerAgg{hotkey: k, latest: ledger.Miner{Hotkey: k}, firstMS: b.TimeMS, firstAnchor: b.Anchor.Number,
+			x.miners[k] = &minerAgg{hotkey: k, latest: record.Miner{Hotkey: k}, firstMS: b.TimeMS, firstAnchor: b.Anchor.Number,
 				envs: map[string]*envAgg{}, validators: map[keys.PublicKey]uint64{}, modelKeys: map[string]bool{}, duels: []*duelEntry{d}}
 		}
 	}
@@ -405,9 +406,9 @@ func (x *index) addDuel(b ledger.StoredBlock, i int, c cid.Cid, r duel.Result) {
 
 // modelKey is a model's identity: its hash when the transcript has one,
 // else the hash chain.MinerCommitment.Identity gives model and revision.
-func modelKey(m ledger.Miner) string { return string(modelHashOf(m)) }
+func modelKey(m record.Miner) string { return string(modelHashOf(m)) }
 
-func modelHashOf(m ledger.Miner) []byte {
+func modelHashOf(m record.Miner) []byte {
 	if len(m.ModelHash) > 0 {
 		return slices.Clone(m.ModelHash)
 	}

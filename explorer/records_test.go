@@ -11,7 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/explorer/explorertest"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 )
 
@@ -116,7 +116,7 @@ func TestProofDownload(t *testing.T) {
 		for i := range ip.Hashes {
 			hashes[i] = ip.Hashes[i][:]
 		}
-		if err := ledger.VerifyInclusion(tc, ip.LeafIndex, head.Checkpoint, hashes); err != nil {
+		if err := record.VerifyInclusion(tc, ip.LeafIndex, head.Checkpoint, hashes); err != nil {
 			t.Errorf("ledger.VerifyInclusion: %v", err)
 		}
 		// A tampered download fails.

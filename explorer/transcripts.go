@@ -6,11 +6,12 @@ import (
 	"net/http"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 )
 
 // TranscriptView is GET /api/v1/transcripts/{cid}: the whole record as
-// ledger.Transcript encodes to JSON, where it is in its validator's log,
+// record.Transcript encodes to JSON, where it is in its validator's log,
 // and its score.
 type TranscriptView struct {
 	CID        string             `json:"cid"`
@@ -19,7 +20,7 @@ type TranscriptView struct {
 	Height     uint64             `json:"height"`
 	Block      string             `json:"block"`
 	Bytes      int                `json:"bytes"`
-	Transcript *ledger.Transcript `json:"transcript"`
+	Transcript *record.Transcript `json:"transcript"`
 	// Score is the reward scaled to [0, 1]; RewardRange the env
 	// version's bounds it is scaled by (null for an unknown env version).
 	Score       float64      `json:"score"`

@@ -9,6 +9,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // The JSON shapes of spec/api.md. Hotkeys are SS58 addresses, CIDs their
@@ -20,9 +21,9 @@ type HeadView struct {
 	Validator    keys.PublicKey    `json:"validator"`
 	Height       uint64            `json:"height"`
 	Block        string            `json:"block"`
-	Checkpoint   ledger.Checkpoint `json:"checkpoint"`
+	Checkpoint   record.Checkpoint `json:"checkpoint"`
 	TimeMS       int64             `json:"time_ms"`
-	Anchor       ledger.Anchor     `json:"anchor"`
+	Anchor       record.Anchor     `json:"anchor"`
 	Equivocating bool              `json:"equivocating"`
 }
 
@@ -37,10 +38,10 @@ type BlockSummary struct {
 	Height      uint64            `json:"height"`
 	CID         string            `json:"cid"`
 	TimeMS      int64             `json:"time_ms"`
-	Anchor      ledger.Anchor     `json:"anchor"`
+	Anchor      record.Anchor     `json:"anchor"`
 	Transcripts int               `json:"transcripts"`
 	Decisions   int               `json:"decisions"`
-	Checkpoint  ledger.Checkpoint `json:"checkpoint"`
+	Checkpoint  record.Checkpoint `json:"checkpoint"`
 }
 
 func blockSummary(b ledger.StoredBlock) BlockSummary {
@@ -75,7 +76,7 @@ type TranscriptSummary struct {
 // endpoint has them whole.
 const maxSummaryText = 300
 
-func transcriptSummary(ref ledger.TranscriptRef, t *ledger.Transcript) TranscriptSummary {
+func transcriptSummary(ref ledger.TranscriptRef, t *record.Transcript) TranscriptSummary {
 	out := TranscriptSummary{
 		CID: ref.CID.String(), Validator: ref.Validator, Leaf: ref.Leaf, Height: ref.Height,
 		Env: t.Env, EnvVersion: t.EnvVersion, Challenge: t.Challenge.String(),

@@ -17,7 +17,8 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p"
@@ -114,8 +115,8 @@ func TestJSNodeReceivesABlock(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	ts := []ledger.Transcript{ledgertest.Transcript(alice.Public(), 0, 0), ledgertest.Transcript(alice.Public(), 1, 0)}
-	rc, err := goNode.Append(ctx, ledgertest.Anchor(1), ts, nil)
+	ts := []record.Transcript{recordtest.Transcript(alice.Public(), 0, 0), recordtest.Transcript(alice.Public(), 1, 0)}
+	rc, err := goNode.Append(ctx, recordtest.Anchor(1), ts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,8 +185,8 @@ func foreignBlock(t *testing.T, key *keys.Hotkey) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := []ledger.Transcript{ledgertest.Transcript(key.Public(), 0, 0)}
-	rc, err := a.Append(context.Background(), ledgertest.Anchor(1), ts, nil)
+	ts := []record.Transcript{recordtest.Transcript(key.Public(), 0, 0)}
+	rc, err := a.Append(context.Background(), recordtest.Anchor(1), ts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Appender writes the local validator's chain. Concurrent Add and Append
@@ -56,9 +57,9 @@ type Appender struct {
 
 // Receipt is the answer to one request once its block is durable.
 type Receipt struct {
-	Block BlockRef
+	Block record.BlockRef
 	// Checkpoint is the log after the block.
-	Checkpoint Checkpoint
+	Checkpoint record.Checkpoint
 	// Transcripts are the CIDs of the request's transcripts in order, the
 	// first at leaf FirstLeaf.
 	Transcripts []cid.Cid
@@ -71,7 +72,7 @@ type Future func() (Receipt, error)
 
 type appendReq struct {
 	ctx       context.Context
-	anchor    Anchor
+	anchor    record.Anchor
 	leaves    []leafRecord
 	decisions []encoded
 	reply     chan appendResult
@@ -89,7 +90,7 @@ type AppenderOption func(*Appender)
 // MaxTranscriptsPerBlock).
 func WithMaxBatch(n int) AppenderOption {
 	return func(a *Appender) {
-		if n > 0 && n <= MaxTranscriptsPerBlock {
+		if n > 0 && n <= record.MaxTranscriptsPerBlock {
 			a.maxBatch = n
 		}
 	}
@@ -104,7 +105,7 @@ func WithMaxWait(d time.Duration) AppenderOption { return func(a *Appender) { a.
 // at a time; Close it (or the store) to stop.
 func (s *Store) NewAppender(key *keys.Hotkey, opts ...AppenderOption) (*Appender, error) {
 	a := &Appender{
-		s: s, key: key, maxBatch: MaxTranscriptsPerBlock,
+		s: s, key: key, maxBatch: record.MaxTranscriptsPerBlock,
 		queue: make(chan *appendReq, 1024), synced: make(chan syncing, 1), done: make(chan struct{}),
 		reserved: map[string]struct{}{}, tail: newChallengeTail(s.flushedSeq),
 	}
@@ -160,7 +161,7 @@ func (s *Store) register(a *Appender) error {
 
 // Append adds transcripts and decisions to the chain and returns once the
 // block holding them is durable. See Add.
-func (a *Appender) Append(ctx context.Context, anchor Anchor, transcripts []Transcript, decisions [][]byte) (Receipt, error) {
+func (a *Appender) Append(ctx context.Context, anchor record.Anchor, transcripts []record.Transcript, decisions [][]byte) (Receipt, error) {
 	return a.Add(ctx, anchor, transcripts, decisions)()
 }
 
@@ -171,7 +172,7 @@ func (a *Appender) Append(ctx context.Context, anchor Anchor, transcripts []Tran
 // caller knows; a block takes the newest anchor of its requests (never
 // older than its parent's). If ctx ends before the request is taken into a
 // block, nothing is written and the Future returns ctx's error.
-func (a *Appender) Add(ctx context.Context, anchor Anchor, transcripts []Transcript, decisions [][]byte) Future {
+func (a *Appender) Add(ctx context.Context, anchor record.Anchor, transcripts []record.Transcript, decisions [][]byte) Future {
 	failed := func(err error) Future { return func() (Receipt, error) { return Receipt{}, err } }
 	// The read lock keeps Close (and so the store's Close) from closing the
 	// database under prepare's log reads and from closing the queue under
@@ -199,12 +200,12 @@ func (a *Appender) Add(ctx context.Context, anchor Anchor, transcripts []Transcr
 	}
 }
 
-func (a *Appender) prepare(ctx context.Context, anchor Anchor, transcripts []Transcript, decisions [][]byte) (*appendReq, error) {
+func (a *Appender) prepare(ctx context.Context, anchor record.Anchor, transcripts []record.Transcript, decisions [][]byte) (*appendReq, error) {
 	if len(transcripts) > a.maxBatch {
 		return nil, fmt.Errorf("append: %d transcripts in one request, max %d", len(transcripts), a.maxBatch)
 	}
-	if len(decisions) > MaxDecisionsPerBlock {
-		return nil, fmt.Errorf("append: %d decisions in one request, max %d", len(decisions), MaxDecisionsPerBlock)
+	if len(decisions) > record.MaxDecisionsPerBlock {
+		return nil, fmt.Errorf("append: %d decisions in one request, max %d", len(decisions), record.MaxDecisionsPerBlock)
 	}
 	v := a.key.Public()
 	req := &appendReq{ctx: ctx, anchor: anchor, reply: make(chan appendResult, 1)}

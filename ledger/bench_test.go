@@ -12,7 +12,8 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // BenchmarkAppend measures group-committed appends (every one durable with
@@ -42,12 +43,12 @@ func BenchmarkAppend(b *testing.B) {
 func benchAppend(b *testing.B, workers, replyBytes int) {
 	k := alice(b)
 	v := k.Public()
-	trs := make([]ledger.Transcript, b.N)
+	trs := make([]record.Transcript, b.N)
 	raws := make([][]byte, b.N)
 	cids := make([]cid.Cid, b.N)
 	var total int64
 	for i := range trs {
-		trs[i] = ledgertest.Transcript(v, uint64(i), replyBytes)
+		trs[i] = recordtest.Transcript(v, uint64(i), replyBytes)
 		var err error
 		if raws[i], cids[i], err = trs[i].Encode(); err != nil {
 			b.Fatal(err)
@@ -73,7 +74,7 @@ func benchAppend(b *testing.B, workers, replyBytes int) {
 		lo, hi := b.N*r/rounds, b.N*(r+1)/rounds
 		start := time.Now()
 		runWorkers(b, workers, lo, hi, func(i int) error {
-			_, err := a.Append(ctx, ledgertest.Anchor(1), trs[i:i+1], nil)
+			_, err := a.Append(ctx, recordtest.Anchor(1), trs[i:i+1], nil)
 			return err
 		})
 		ledgerTime += time.Since(start)

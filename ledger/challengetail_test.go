@@ -9,7 +9,8 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestChallengeReuseAcrossFlushes appends through many memtable flushes
@@ -41,18 +42,18 @@ func TestChallengeReuseAcrossFlushes(t *testing.T) {
 		if b%8 == 7 {
 			per = 12
 		}
-		var ts []ledger.Transcript
+		var ts []record.Transcript
 		for i := next; i < next+per; i++ {
-			ts = append(ts, ledgertest.Transcript(v, i, 16<<10))
+			ts = append(ts, recordtest.Transcript(v, i, 16<<10))
 		}
-		if _, err := a.Append(ctx, ledgertest.Anchor(0), ts, nil); err != nil {
+		if _, err := a.Append(ctx, recordtest.Anchor(0), ts, nil); err != nil {
 			t.Fatalf("block %d: %v", b, err)
 		}
 		next += per
 		for _, n := range []uint64{0, next / 2, next - 1} {
-			again := ledgertest.Transcript(v, n, 0)
-			again.Invocation = ledger.NewInvocationID()
-			if _, err := a.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{again}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
+			again := recordtest.Transcript(v, n, 0)
+			again.Invocation = record.NewInvocationID()
+			if _, err := a.Append(ctx, recordtest.Anchor(0), []record.Transcript{again}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
 				t.Fatalf("after block %d, transcript %d again: %v", b, n, err)
 			}
 		}
@@ -90,13 +91,13 @@ func TestChallengeReuseAfterPut(t *testing.T) {
 	a := appender(t, s, k)
 	ctx := context.Background()
 	for n := uint64(0); n < 6; n++ {
-		again := ledgertest.Transcript(v, n, 0)
-		again.Invocation = ledger.NewInvocationID()
-		if _, err := a.Append(ctx, ledgertest.Anchor(9), []ledger.Transcript{again}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
+		again := recordtest.Transcript(v, n, 0)
+		again.Invocation = record.NewInvocationID()
+		if _, err := a.Append(ctx, recordtest.Anchor(9), []record.Transcript{again}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
 			t.Fatalf("transcript %d of a stored block again: %v", n, err)
 		}
 	}
-	if _, err := a.Append(ctx, ledgertest.Anchor(9), []ledger.Transcript{ledgertest.Transcript(v, 6, 0)}, nil); err != nil {
+	if _, err := a.Append(ctx, recordtest.Anchor(9), []record.Transcript{recordtest.Transcript(v, 6, 0)}, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // syncing is an applied block on its way to acknowledge, which does what
@@ -14,8 +15,8 @@ type syncing struct {
 	f      *inflight
 	taken  []*appendReq
 	leaves []leafRecord
-	ref    BlockRef
-	cp     Checkpoint
+	ref    record.BlockRef
+	cp     record.Checkpoint
 }
 
 func (a *Appender) run() {
@@ -64,7 +65,7 @@ func (a *Appender) run() {
 			if !ok {
 				break
 			}
-			if n+len(r.leaves) > a.maxBatch || d+len(r.decisions) > MaxDecisionsPerBlock {
+			if n+len(r.leaves) > a.maxBatch || d+len(r.decisions) > record.MaxDecisionsPerBlock {
 				carry = r
 				break
 			}
@@ -178,8 +179,8 @@ func (a *Appender) applyGroup(group []*appendReq) (sy syncing, ok bool) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	ch := s.chainOf(v)
-	h := Header{
-		Format:      BlockFormat,
+	h := record.Header{
+		Format:      record.BlockFormat,
 		Validator:   v,
 		TimeMS:      s.opts.now().UnixMilli(),
 		Transcripts: make([]codec.Link, len(leaves)),
@@ -204,7 +205,7 @@ func (a *Appender) applyGroup(group []*appendReq) (sy syncing, ok bool) {
 	}
 	tree, nodes := extend(ch.tree, leaves)
 	h.Checkpoint = tree.Checkpoint()
-	blk, raw, c, err := Sign(h, a.key)
+	blk, raw, c, err := record.Sign(h, a.key)
 	if err != nil {
 		fail(err)
 		return sy, false
@@ -215,6 +216,6 @@ func (a *Appender) applyGroup(group []*appendReq) (sy syncing, ok bool) {
 		fail(err)
 		return sy, false
 	}
-	ref := BlockRef{Validator: v, Height: blk.Height, CID: c}
+	ref := record.BlockRef{Validator: v, Height: blk.Height, CID: c}
 	return syncing{f: f, taken: taken, leaves: leaves, ref: ref, cp: h.Checkpoint}, true
 }

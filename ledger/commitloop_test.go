@@ -7,8 +7,8 @@ import (
 
 	"github.com/ipfs/go-cid"
 
-	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestAppenderUnderChangingLoad alternates appends made one at a time
@@ -27,7 +27,7 @@ func TestAppenderUnderChangingLoad(t *testing.T) {
 	acked := map[uint64]cid.Cid{}
 	var next uint64
 	appendOne := func(n uint64) error {
-		r, err := a.Append(context.Background(), ledgertest.Anchor(n), []ledger.Transcript{ledgertest.Transcript(v, n, 64)}, nil)
+		r, err := a.Append(context.Background(), recordtest.Anchor(n), []record.Transcript{recordtest.Transcript(v, n, 64)}, nil)
 		if err != nil {
 			return err
 		}

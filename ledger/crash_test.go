@@ -18,7 +18,8 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 const crashDirEnv = "LEDGER_CRASH_CHILD_DIR"
@@ -40,7 +41,7 @@ func TestCrash(t *testing.T) {
 	acked := map[cid.Cid]bool{}
 	// Blocks verified in earlier rounds cannot change (append-only), so
 	// each round checks only the new ones, continuing the running tree.
-	verified := ledger.NewTree()
+	verified := record.NewTree()
 	var next uint64
 	var prev cid.Cid
 	deadline := time.Now().Add(60 * time.Second)
@@ -156,11 +157,11 @@ func TestCrashChild(t *testing.T) {
 			defer wg.Done()
 			for i := uint64(0); ; i++ {
 				n := uint64(round)<<32 | uint64(w)<<24 | i
-				var ts []ledger.Transcript
+				var ts []record.Transcript
 				for j := uint64(0); j <= i%3; j++ { // 1 to 3 per request
-					ts = append(ts, ledgertest.Transcript(k.Public(), n<<2|j, 200))
+					ts = append(ts, recordtest.Transcript(k.Public(), n<<2|j, 200))
 				}
-				r, err := a.Append(context.Background(), ledgertest.Anchor(uint64(round)), ts, nil)
+				r, err := a.Append(context.Background(), recordtest.Anchor(uint64(round)), ts, nil)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "crash child append:", err)
 					os.Exit(3)

@@ -3,15 +3,8 @@
 // checkpoint of an RFC 6962 Merkle log (spec/ledger.md for the records,
 // spec/store.md for the key layout).
 //
-// # Records
-//
-// Transcript is one challenge put to one miner, with the whole conversation
-// and its scoring. Block links transcripts and decision records (opaque
-// DAG-CBOR for now), the previous block and a public chain anchor, and
-// carries the Checkpoint (size, root) of the validator's whole log; it is
-// signed (sr25519) over BlockDomain || 0x00 || the canonical header. ForkProof
-// holds two conflicting signed blocks. All are canonical DAG-CBOR (package
-// codec); Decode* functions check limits and never panic.
+// The records (Transcript, Block, ForkProof) and the pure checks on them
+// live in package record, which links no store.
 //
 // # Writing
 //
@@ -48,10 +41,6 @@
 //	InclusionProof(v, i, n)        audit path of leaf i in the log of size n
 //	ConsistencyProof(v, n1, n2)    proof that size n1 is a prefix of size n2
 //
-// The pure helpers need no store: CheckpointOf, LeafHash, Tree (running
-// compact range, TreeFromFrontier), VerifyInclusion, VerifyConsistency,
-// (*Block).VerifySignature, (*ForkProof).Verify.
-//
-// Package ledgertest has deterministic sample transcripts and a raw writer
-// for tests that tamper with a closed store.
+// Package ledgertest has a raw writer for tests that tamper with a closed
+// store; package recordtest has deterministic sample transcripts.
 package ledger

@@ -6,23 +6,18 @@ import (
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Sentinel errors. Every error of this package wraps one or more of them;
 // test with errors.Is.
 var (
-	// ErrMalformed: bytes that are not a well-formed record of the expected
-	// kind (not canonical DAG-CBOR, unknown fields, a limit exceeded, a
-	// field out of range).
-	ErrMalformed = errors.New("malformed record")
 	// ErrInvalidBlock: a peer's block that must not be stored. Wrapped
 	// together with the specific reason below, so the network layer can
 	// reject (and penalize) on ErrInvalidBlock alone.
 	ErrInvalidBlock = errors.New("invalid block")
-	// ErrBadSignature: the block signature does not verify under its
-	// validator's hotkey.
-	ErrBadSignature = errors.New("bad signature")
 	// ErrBadParent: the block does not extend the validator's chain (wrong
 	// previous link, height, time or anchor order).
 	ErrBadParent = errors.New("does not extend its parent")
@@ -61,19 +56,20 @@ type BlockError struct {
 	Validator keys.PublicKey
 	Height    uint64
 	CID       cid.Cid
-	// Reason is one of the sentinels above (ErrBadSignature, ...).
+	// Reason is one of the sentinels above, or record.ErrBadSignature or
+	// record.ErrMalformed.
 	Reason error
 	Detail string
 }
 
 func (e *BlockError) Error() string {
-	return fmt.Sprintf("validator %s height %d (%s): %v: %s", e.Validator, e.Height, shortCID(e.CID), e.Reason, e.Detail)
+	return fmt.Sprintf("validator %s height %d (%s): %v: %s", e.Validator, e.Height, codec.ShortCID(e.CID), e.Reason, e.Detail)
 }
 
 // Unwrap makes both ErrInvalidBlock and the specific reason match.
 func (e *BlockError) Unwrap() []error { return []error{ErrInvalidBlock, e.Reason} }
 
-func refused(b *Block, c cid.Cid, reason error, format string, args ...any) error {
+func refused(b *record.Block, c cid.Cid, reason error, format string, args ...any) error {
 	return &BlockError{Validator: b.Validator, Height: b.Height, CID: c, Reason: reason, Detail: fmt.Sprintf(format, args...)}
 }
 
@@ -116,18 +112,3 @@ func (e *EquivocationError) Error() string {
 
 // Is matches ErrEquivocation.
 func (e *EquivocationError) Is(target error) bool { return target == ErrEquivocation }
-
-func malformed(what, format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", what, fmt.Sprintf(format, args...), ErrMalformed)
-}
-
-func shortCID(c cid.Cid) string {
-	if !c.Defined() {
-		return "no CID"
-	}
-	s := c.String()
-	if len(s) > 16 {
-		return s[:8] + "..." + s[len(s)-6:]
-	}
-	return s
-}

@@ -65,7 +65,8 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 )
 
@@ -117,11 +118,11 @@ func faultWorkload(fs vfs.FS, dir string, out *lines) {
 		var futures []ledger.Future
 		for j := range n {
 			first := (i*4 + j) * 4
-			var ts []ledger.Transcript
+			var ts []record.Transcript
 			for m := range 1 + (i+j)%3 {
-				ts = append(ts, ledgertest.Transcript(k.Public(), first+m, 1500))
+				ts = append(ts, recordtest.Transcript(k.Public(), first+m, 1500))
 			}
-			futures = append(futures, a.Add(context.Background(), ledgertest.Anchor(1), ts, nil))
+			futures = append(futures, a.Add(context.Background(), recordtest.Anchor(1), ts, nil))
 		}
 		for _, f := range futures {
 			r, err := f()
@@ -518,7 +519,7 @@ func runFaultChild(t *testing.T, dir string, at int64) faultRun {
 // last block, every acknowledged transcript is in the log, and verify's
 // audit of the whole store (which reads and checks every object) passes.
 func auditRecovered(s *ledger.Store, v keys.PublicKey, acked []cid.Cid) error {
-	tree := ledger.NewTree()
+	tree := record.NewTree()
 	var last ledger.StoredBlock
 	var n uint64
 	for b, err := range s.Blocks(v, 0) {
@@ -618,11 +619,11 @@ func TestCrashClone(t *testing.T) {
 				default:
 				}
 				n := w<<32 | i<<2
-				var ts []ledger.Transcript
+				var ts []record.Transcript
 				for j := range 1 + i%3 {
-					ts = append(ts, ledgertest.Transcript(v, n|j, 1500))
+					ts = append(ts, recordtest.Transcript(v, n|j, 1500))
 				}
-				r, err := a.Append(context.Background(), ledgertest.Anchor(1), ts, nil)
+				r, err := a.Append(context.Background(), recordtest.Anchor(1), ts, nil)
 				if err != nil {
 					t.Errorf("append: %v", err)
 					return

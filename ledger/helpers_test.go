@@ -10,8 +10,12 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
+
+func alice(t testing.TB) *keys.Hotkey { return recordtest.Hotkey(t, "//Alice") }
+func bob(t testing.TB) *keys.Hotkey   { return recordtest.Hotkey(t, "//Bob") }
 
 func open(t testing.TB, dir string) *ledger.Store {
 	t.Helper()
@@ -34,11 +38,11 @@ func appender(t testing.TB, s *ledger.Store, k *keys.Hotkey, opts ...ledger.Appe
 // appendRange appends transcripts n..n+count-1 of ledgertest in one request.
 func appendRange(t testing.TB, a *ledger.Appender, v keys.PublicKey, n, count uint64) ledger.Receipt {
 	t.Helper()
-	var ts []ledger.Transcript
+	var ts []record.Transcript
 	for i := n; i < n+count; i++ {
-		ts = append(ts, ledgertest.Transcript(v, i, 0))
+		ts = append(ts, recordtest.Transcript(v, i, 0))
 	}
-	r, err := a.Append(context.Background(), ledgertest.Anchor(n/100), ts, nil)
+	r, err := a.Append(context.Background(), recordtest.Anchor(n/100), ts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +54,7 @@ type peerChain struct {
 	t      testing.TB
 	key    *keys.Hotkey
 	leaves []cid.Cid
-	head   *ledger.Block
+	head   *record.Block
 	cid    cid.Cid
 	next   uint64 // next ledgertest transcript number
 }
@@ -58,7 +62,7 @@ type peerChain struct {
 type peerBlock struct {
 	raw  []byte
 	cid  cid.Cid
-	blk  *ledger.Block
+	blk  *record.Block
 	objs map[cid.Cid][]byte
 	ts   []cid.Cid
 }
@@ -66,19 +70,19 @@ type peerBlock struct {
 // build signs the next block with n fresh transcripts; edit may alter the
 // header (after the checkpoint is computed) or the objects before signing.
 // The chain does not advance until accept.
-func (p *peerChain) build(n int, edit func(*ledger.Header, map[cid.Cid][]byte)) peerBlock {
+func (p *peerChain) build(n int, edit func(*record.Header, map[cid.Cid][]byte)) peerBlock {
 	p.t.Helper()
-	h := ledger.Header{Format: ledger.BlockFormat, Validator: p.key.Public(), TimeMS: 1_700_000_000_000, Anchor: ledgertest.Anchor(1)}
+	h := record.Header{Format: record.BlockFormat, Validator: p.key.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(1)}
 	if p.head != nil {
 		h.Height = p.head.Height + 1
 		h.Prev = codec.LinkTo(p.cid)
 		h.TimeMS = p.head.TimeMS + 1000
-		h.Anchor = ledgertest.Anchor(p.head.Anchor.Number + 1)
+		h.Anchor = recordtest.Anchor(p.head.Anchor.Number + 1)
 	}
 	objs := map[cid.Cid][]byte{}
 	var ts []cid.Cid
 	for i := 0; i < n; i++ {
-		tr := ledgertest.Transcript(p.key.Public(), p.next+uint64(i), 0)
+		tr := recordtest.Transcript(p.key.Public(), p.next+uint64(i), 0)
 		raw, c, err := tr.Encode()
 		if err != nil {
 			p.t.Fatal(err)
@@ -87,11 +91,11 @@ func (p *peerChain) build(n int, edit func(*ledger.Header, map[cid.Cid][]byte)) 
 		ts = append(ts, c)
 		h.Transcripts = append(h.Transcripts, codec.LinkTo(c))
 	}
-	h.Checkpoint = ledger.CheckpointOf(append(append([]cid.Cid(nil), p.leaves...), ts...))
+	h.Checkpoint = record.CheckpointOf(append(append([]cid.Cid(nil), p.leaves...), ts...))
 	if edit != nil {
 		edit(&h, objs)
 	}
-	blk, raw, c, err := ledger.Sign(h, p.key)
+	blk, raw, c, err := record.Sign(h, p.key)
 	if err != nil {
 		p.t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // loadChains reads every head pointer and checks it against the blocks,
@@ -56,7 +57,7 @@ func (s *Store) checkHead(v keys.PublicKey, headCID cid.Cid) (*chain, error) {
 	if err := codec.CheckCID(raw, headCID); err != nil {
 		return nil, fmt.Errorf("head block %s: %v", headCID, err)
 	}
-	blk, err := DecodeBlock(raw)
+	blk, err := record.DecodeBlock(raw)
 	if err != nil {
 		return nil, fmt.Errorf("head block %s: %v", headCID, err)
 	}
@@ -98,7 +99,7 @@ func (s *Store) checkHead(v keys.PublicKey, headCID cid.Cid) (*chain, error) {
 	if got := tree.Root(); got != blk.Checkpoint.Root {
 		return nil, fmt.Errorf("stored Merkle nodes give root %s for size %d, head block %s says %s", got, size, headCID, blk.Checkpoint.Root)
 	}
-	return &chain{head: blk, ref: BlockRef{Validator: v, Height: blk.Height, CID: headCID}, tree: tree}, nil
+	return &chain{head: blk, ref: record.BlockRef{Validator: v, Height: blk.Height, CID: headCID}, tree: tree}, nil
 }
 
 // checkOrphanBlocks finds validators with blocks but no head pointer.
@@ -124,9 +125,9 @@ func (s *Store) checkOrphanBlocks() error {
 }
 
 // treeAt rebuilds the compact range [0, size) of v's log from stored nodes.
-func treeAt(r reader, v keys.PublicKey, size uint64) (*Tree, error) {
+func treeAt(r reader, v keys.PublicKey, size uint64) (*record.Tree, error) {
 	ids := compact.RangeNodes(0, size, nil)
-	hashes := make([]Hash, len(ids))
+	hashes := make([]record.Hash, len(ids))
 	for i, id := range ids {
 		h, err := node(r, v, id)
 		if err != nil {
@@ -134,11 +135,11 @@ func treeAt(r reader, v keys.PublicKey, size uint64) (*Tree, error) {
 		}
 		hashes[i] = h
 	}
-	return TreeFromFrontier(size, hashes)
+	return record.TreeFromFrontier(size, hashes)
 }
 
-func node(r reader, v keys.PublicKey, id compact.NodeID) (Hash, error) {
-	var h Hash
+func node(r reader, v keys.PublicKey, id compact.NodeID) (record.Hash, error) {
+	var h record.Hash
 	if id.Level == 0 {
 		val, ok, err := get(r, layout.LeafKey(v, id.Index))
 		if err != nil {
@@ -151,7 +152,7 @@ func node(r reader, v keys.PublicKey, id compact.NodeID) (Hash, error) {
 		if err != nil {
 			return h, err
 		}
-		return LeafHash(ref.CID), nil
+		return record.LeafHash(ref.CID), nil
 	}
 	val, ok, err := get(r, layout.NodeKey(v, id.Level, id.Index))
 	if err != nil {

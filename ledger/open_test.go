@@ -9,6 +9,8 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // threeBlocks makes a closed store holding blocks 0..2 of Alice.
@@ -50,7 +52,7 @@ func TestOpenDetectsHeadMismatch(t *testing.T) {
 			return ledgertest.OverwriteObject(dir, rs[2].Block.CID, []byte{0xa0})
 		}, "bytes hash to"},
 		{"merkle node altered", func(dir string, v keys.PublicKey, rs []ledger.Receipt) error {
-			return ledgertest.SetNode(dir, v, 2, 0, ledger.Hash{1}) // root of leaves 0..3
+			return ledgertest.SetNode(dir, v, 2, 0, record.Hash{1}) // root of leaves 0..3
 		}, "stored Merkle nodes give root"},
 		{"leaf missing", func(dir string, v keys.PublicKey, rs []ledger.Receipt) error {
 			return ledgertest.Delete(dir, ledgertest.LeafKey(v, 5))
@@ -92,7 +94,7 @@ func TestTamperedReadsAreCaught(t *testing.T) {
 	t.Parallel()
 	dir, v, rs := threeBlocks(t)
 	victim := rs[0].Transcripts[1]
-	tr := ledgertest.Transcript(v, 1, 0)
+	tr := recordtest.Transcript(v, 1, 0)
 	tr.Reward = 0
 	forged, _, err := tr.Encode()
 	if err != nil {

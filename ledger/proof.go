@@ -5,8 +5,10 @@ import (
 
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // The store keeps every perfect-subtree node of every log (the leaf hashes
@@ -15,8 +17,8 @@ import (
 // any size can be rebuilt without touching the leaves.
 
 // LeafHash returns the stored Merkle leaf hash of v's leaf index.
-func (s *Store) LeafHash(v keys.PublicKey, index uint64) (Hash, error) {
-	var out Hash
+func (s *Store) LeafHash(v keys.PublicKey, index uint64) (record.Hash, error) {
+	var out record.Hash
 	err := s.withView(func(r reader) error {
 		h, err := head(r, v)
 		if err != nil {
@@ -33,8 +35,8 @@ func (s *Store) LeafHash(v keys.PublicKey, index uint64) (Hash, error) {
 
 // Frontier returns the compact range of v's log at size: the roots of the
 // perfect subtrees covering [0, size), left to right (TreeFromFrontier).
-func (s *Store) Frontier(v keys.PublicKey, size uint64) ([]Hash, error) {
-	var out []Hash
+func (s *Store) Frontier(v keys.PublicKey, size uint64) ([]record.Hash, error) {
+	var out []record.Hash
 	err := s.withView(func(r reader) error {
 		if err := checkSizes(r, v, size); err != nil {
 			return err
@@ -105,5 +107,5 @@ func rehash(r reader, v keys.PublicKey, nodes proof.Nodes) ([][]byte, error) {
 		}
 		hashes[i] = h[:]
 	}
-	return nodes.Rehash(hashes, hasher.HashChildren)
+	return nodes.Rehash(hashes, rfc6962.DefaultHasher.HashChildren)
 }

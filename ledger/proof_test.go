@@ -6,6 +6,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 func TestProofs(t *testing.T) {
@@ -15,7 +16,7 @@ func TestProofs(t *testing.T) {
 	k := alice(t)
 	v := k.Public()
 	a := appender(t, s, k)
-	var cps []ledger.Checkpoint
+	var cps []record.Checkpoint
 	var leaves []ledger.Receipt
 	n := uint64(0)
 	for _, size := range []uint64{1, 2, 5, 8, 3, 1, 13, 4} { // 37 leaves over 8 blocks
@@ -41,18 +42,18 @@ func TestProofs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ledger.VerifyInclusion(all[i].CID, i, cp, p); err != nil {
+			if err := record.VerifyInclusion(all[i].CID, i, cp, p); err != nil {
 				t.Fatalf("leaf %d in size %d: %v", i, cp.Size, err)
 			}
 			other := all[(i+1)%cp.Size].CID
 			if cp.Size > 1 {
-				if err := ledger.VerifyInclusion(other, i, cp, p); !errors.Is(err, ledger.ErrBadProof) {
+				if err := record.VerifyInclusion(other, i, cp, p); !errors.Is(err, record.ErrBadProof) {
 					t.Fatalf("leaf %d: a different transcript verified", i)
 				}
 			}
 			wrong := cp
 			wrong.Root[3] ^= 1
-			if err := ledger.VerifyInclusion(all[i].CID, i, wrong, p); !errors.Is(err, ledger.ErrBadProof) {
+			if err := record.VerifyInclusion(all[i].CID, i, wrong, p); !errors.Is(err, record.ErrBadProof) {
 				t.Fatalf("leaf %d: verified against a wrong root", i)
 			}
 		}
@@ -60,7 +61,7 @@ func TestProofs(t *testing.T) {
 	// A modified leaf (one byte of the transcript's CID digest) fails.
 	modified := codec.Sum([]byte("not the transcript"))
 	p, _ := s.InclusionProof(v, 5, n)
-	if err := ledger.VerifyInclusion(modified, 5, cps[len(cps)-1], p); !errors.Is(err, ledger.ErrBadProof) {
+	if err := record.VerifyInclusion(modified, 5, cps[len(cps)-1], p); !errors.Is(err, record.ErrBadProof) {
 		t.Fatal("modified leaf verified")
 	}
 
@@ -70,18 +71,18 @@ func TestProofs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ledger.VerifyConsistency(older, newer, p); err != nil {
+			if err := record.VerifyConsistency(older, newer, p); err != nil {
 				t.Fatalf("%d -> %d: %v", older.Size, newer.Size, err)
 			}
 			if older.Size != newer.Size {
 				wrong := older
 				wrong.Root[0] ^= 1
-				if err := ledger.VerifyConsistency(wrong, newer, p); !errors.Is(err, ledger.ErrBadProof) {
+				if err := record.VerifyConsistency(wrong, newer, p); !errors.Is(err, record.ErrBadProof) {
 					t.Fatalf("%d -> %d: verified with a wrong old root", older.Size, newer.Size)
 				}
 				wrong = newer
 				wrong.Root[0] ^= 1
-				if err := ledger.VerifyConsistency(older, wrong, p); !errors.Is(err, ledger.ErrBadProof) {
+				if err := record.VerifyConsistency(older, wrong, p); !errors.Is(err, record.ErrBadProof) {
 					t.Fatalf("%d -> %d: verified with a wrong new root", older.Size, newer.Size)
 				}
 			}
@@ -90,14 +91,14 @@ func TestProofs(t *testing.T) {
 
 	// Leaf hashes and frontiers come from the same stored nodes.
 	lh, err := s.LeafHash(v, 7)
-	if err != nil || lh != ledger.LeafHash(all[7].CID) {
+	if err != nil || lh != record.LeafHash(all[7].CID) {
 		t.Fatalf("leaf hash: %v", err)
 	}
 	front, err := s.Frontier(v, cps[3].Size)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := ledger.TreeFromFrontier(cps[3].Size, front)
+	tree, err := record.TreeFromFrontier(cps[3].Size, front)
 	if err != nil || tree.Checkpoint() != cps[3] {
 		t.Fatalf("frontier at %d does not give its checkpoint (%v)", cps[3].Size, err)
 	}

@@ -8,11 +8,12 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // PutResult says what Put did with a valid block.
 type PutResult struct {
-	Block BlockRef
+	Block record.BlockRef
 	// Stored is false when the same block was already stored (Put is
 	// idempotent). Either way the block is durable when Put returns.
 	Stored bool
@@ -41,15 +42,15 @@ type PutResult struct {
 // stored, in which case the new block is not written but a fork proof
 // holding both is.
 func (s *Store) Put(block []byte, objects map[cid.Cid][]byte) (PutResult, error) {
-	blk, err := DecodeBlock(block)
+	blk, err := record.DecodeBlock(block)
 	if err != nil {
 		return PutResult{}, fmt.Errorf("put: %w: %w", ErrInvalidBlock, err)
 	}
 	c := codec.Sum(block)
 	if err := blk.VerifySignature(); err != nil {
-		return PutResult{}, refused(blk, c, ErrBadSignature, "signature does not verify under the validator's hotkey")
+		return PutResult{}, refused(blk, c, record.ErrBadSignature, "signature does not verify under the validator's hotkey")
 	}
-	ref := BlockRef{Validator: blk.Validator, Height: blk.Height, CID: c}
+	ref := record.BlockRef{Validator: blk.Validator, Height: blk.Height, CID: c}
 
 	s.writeMu.Lock()
 	res, f, err := s.putLocked(blk, block, c, ref, objects)
@@ -74,7 +75,7 @@ func (s *Store) Put(block []byte, objects map[cid.Cid][]byte) (PutResult, error)
 // putLocked does Put's work under writeMu. A non-nil inflight must be
 // settled, whatever the error (a fork proof is written and then reported
 // as ErrEquivocation).
-func (s *Store) putLocked(blk *Block, block []byte, c cid.Cid, ref BlockRef, objects map[cid.Cid][]byte) (PutResult, *inflight, error) {
+func (s *Store) putLocked(blk *record.Block, block []byte, c cid.Cid, ref record.BlockRef, objects map[cid.Cid][]byte) (PutResult, *inflight, error) {
 	if s.broken != nil {
 		return PutResult{}, nil, fmt.Errorf("put %s: %w", ref, s.broken)
 	}
@@ -123,7 +124,7 @@ func (s *Store) putLocked(blk *Block, block []byte, c cid.Cid, ref BlockRef, obj
 
 // linkedObjects checks every object blk links. Caller holds writeMu (the
 // challenge check reads the log).
-func (s *Store) linkedObjects(blk *Block, c cid.Cid, objects map[cid.Cid][]byte) ([]leafRecord, []encoded, error) {
+func (s *Store) linkedObjects(blk *record.Block, c cid.Cid, objects map[cid.Cid][]byte) ([]leafRecord, []encoded, error) {
 	leaves := make([]leafRecord, 0, len(blk.Transcripts))
 	used := map[string]int{}
 	for i, l := range blk.Transcripts {
@@ -134,16 +135,16 @@ func (s *Store) linkedObjects(blk *Block, c cid.Cid, objects map[cid.Cid][]byte)
 		if err := codec.CheckCID(raw, l.Cid); err != nil {
 			return nil, nil, refused(blk, c, ErrMissingObject, "transcript %d: %v", i, err)
 		}
-		t, err := DecodeTranscript(raw)
+		t, err := record.DecodeTranscript(raw)
 		if err != nil {
-			return nil, nil, refused(blk, c, ErrMalformed, "transcript %d (%s): %v", i, l.Cid, err)
+			return nil, nil, refused(blk, c, record.ErrMalformed, "transcript %d (%s): %v", i, l.Cid, err)
 		}
 		if t.Validator != blk.Validator {
-			return nil, nil, refused(blk, c, ErrMalformed, "transcript %d (%s) names validator %s", i, l.Cid, t.Validator)
+			return nil, nil, refused(blk, c, record.ErrMalformed, "transcript %d (%s) names validator %s", i, l.Cid, t.Validator)
 		}
 		rec, err := newLeafRecord(t, raw, l.Cid)
 		if err != nil {
-			return nil, nil, refused(blk, c, ErrMalformed, "%v", err)
+			return nil, nil, refused(blk, c, record.ErrMalformed, "%v", err)
 		}
 		if j, dup := used[string(rec.challenge)]; dup {
 			return nil, nil, refused(blk, c, ErrChallengeReused, "transcripts %d and %d both use challenge %s", j, i, t.Challenge)
@@ -168,7 +169,7 @@ func (s *Store) linkedObjects(blk *Block, c cid.Cid, objects map[cid.Cid][]byte)
 			return nil, nil, refused(blk, c, ErrMissingObject, "decision %d: %v", i, err)
 		}
 		if err := s.opts.decisionCheck(raw); err != nil {
-			return nil, nil, refused(blk, c, ErrMalformed, "decision %d (%s): %v", i, l.Cid, err)
+			return nil, nil, refused(blk, c, record.ErrMalformed, "decision %d (%s): %v", i, l.Cid, err)
 		}
 		decisions = append(decisions, encoded{raw, l.Cid})
 	}
@@ -177,7 +178,7 @@ func (s *Store) linkedObjects(blk *Block, c cid.Cid, objects map[cid.Cid][]byte)
 
 // putKnownHeight handles a block at a height the chain already has: the
 // same block again, or equivocation. Caller holds writeMu.
-func (s *Store) putKnownHeight(blk *Block, block []byte, ref BlockRef) (PutResult, *inflight, error) {
+func (s *Store) putKnownHeight(blk *record.Block, block []byte, ref record.BlockRef) (PutResult, *inflight, error) {
 	v := blk.Validator
 	at, ok, err := get(s.db, layout.BlockKey(v, blk.Height))
 	if err != nil {
@@ -196,7 +197,7 @@ func (s *Store) putKnownHeight(blk *Block, block []byte, ref BlockRef) (PutResul
 	if !ok {
 		return PutResult{}, nil, fmt.Errorf("put %s: %w: block %x indexed at height %d is not stored", ref, ErrCorrupt, at, blk.Height)
 	}
-	proof, err := NewForkProof(stored, block)
+	proof, err := record.NewForkProof(stored, block)
 	if err != nil {
 		return PutResult{}, nil, fmt.Errorf("put %s: %w: stored block does not form a fork proof: %v", ref, ErrCorrupt, err)
 	}

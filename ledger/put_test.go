@@ -12,7 +12,8 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 func TestPutReplicatesAChain(t *testing.T) {
@@ -23,7 +24,7 @@ func TestPutReplicatesAChain(t *testing.T) {
 	v := k.Public()
 	a := appender(t, src, k)
 	appendRange(t, a, v, 0, 3)
-	if _, err := a.Append(context.Background(), ledgertest.Anchor(1), nil, [][]byte{{0x80}}); err != nil { // a block with only a decision
+	if _, err := a.Append(context.Background(), recordtest.Anchor(1), nil, [][]byte{{0x80}}); err != nil { // a block with only a decision
 		t.Fatal(err)
 	}
 	appendRange(t, a, v, 3, 4)
@@ -76,24 +77,24 @@ func TestPutRejects(t *testing.T) {
 			i := strings.Index(string(b.raw), "sig") + 5 // past "sig" and the byte-string header
 			b.raw[i] ^= 1
 			return b
-		}, ledger.ErrBadSignature, "signature does not verify"},
+		}, record.ErrBadSignature, "signature does not verify"},
 		{"wrong parent", func() peerBlock {
-			return p.build(1, func(h *ledger.Header, _ map[cid.Cid][]byte) { h.Prev = codec.LinkTo(codec.Sum([]byte("x"))) })
+			return p.build(1, func(h *record.Header, _ map[cid.Cid][]byte) { h.Prev = codec.LinkTo(codec.Sum([]byte("x"))) })
 		}, ledger.ErrBadParent, "prev links"},
 		{"time before parent", func() peerBlock {
-			return p.build(1, func(h *ledger.Header, _ map[cid.Cid][]byte) { h.TimeMS = 5 })
+			return p.build(1, func(h *record.Header, _ map[cid.Cid][]byte) { h.TimeMS = 5 })
 		}, ledger.ErrBadParent, "before the parent"},
 		{"older anchor", func() peerBlock {
-			return p.build(1, func(h *ledger.Header, _ map[cid.Cid][]byte) { h.Anchor = ledgertest.Anchor(0) })
+			return p.build(1, func(h *record.Header, _ map[cid.Cid][]byte) { h.Anchor = recordtest.Anchor(0) })
 		}, ledger.ErrBadParent, "anchor"},
 		{"checkpoint size", func() peerBlock {
-			return p.build(1, func(h *ledger.Header, _ map[cid.Cid][]byte) { h.Checkpoint.Size++ })
+			return p.build(1, func(h *record.Header, _ map[cid.Cid][]byte) { h.Checkpoint.Size++ })
 		}, ledger.ErrBadCheckpoint, "size 4"},
 		{"checkpoint root", func() peerBlock {
-			return p.build(1, func(h *ledger.Header, _ map[cid.Cid][]byte) { h.Checkpoint.Root[0] ^= 1 })
+			return p.build(1, func(h *record.Header, _ map[cid.Cid][]byte) { h.Checkpoint.Root[0] ^= 1 })
 		}, ledger.ErrBadCheckpoint, "root"},
 		{"transcripts reordered", func() peerBlock {
-			return p.build(2, func(h *ledger.Header, _ map[cid.Cid][]byte) {
+			return p.build(2, func(h *record.Header, _ map[cid.Cid][]byte) {
 				h.Transcripts[0], h.Transcripts[1] = h.Transcripts[1], h.Transcripts[0]
 			})
 		}, ledger.ErrBadCheckpoint, "root"},
@@ -111,35 +112,35 @@ func TestPutRejects(t *testing.T) {
 			return b
 		}, ledger.ErrMissingObject, "hash to"},
 		{"missing decision", func() peerBlock {
-			return p.build(0, func(h *ledger.Header, _ map[cid.Cid][]byte) {
+			return p.build(0, func(h *record.Header, _ map[cid.Cid][]byte) {
 				h.Decisions = append(h.Decisions, codec.LinkTo(codec.Sum([]byte{0x80})))
 			})
 		}, ledger.ErrMissingObject, "decision 0"},
 		{"bad decision", func() peerBlock {
 			bad := []byte{0xa1, 0x61, 'a', 0x18, 0x01} // non-shortest integer
-			return p.build(0, func(h *ledger.Header, objs map[cid.Cid][]byte) {
+			return p.build(0, func(h *record.Header, objs map[cid.Cid][]byte) {
 				c := codec.Sum(bad)
 				objs[c] = bad
 				h.Decisions = append(h.Decisions, codec.LinkTo(c))
 			})
-		}, ledger.ErrMalformed, "decision 0"},
+		}, record.ErrMalformed, "decision 0"},
 		{"foreign transcript", func() peerBlock {
-			return p.build(0, func(h *ledger.Header, objs map[cid.Cid][]byte) {
-				tr := ledgertest.Transcript(other, 99, 0)
+			return p.build(0, func(h *record.Header, objs map[cid.Cid][]byte) {
+				tr := recordtest.Transcript(other, 99, 0)
 				raw, c, _ := tr.Encode()
 				objs[c] = raw
 				h.Transcripts = append(h.Transcripts, codec.LinkTo(c))
-				h.Checkpoint = ledger.CheckpointOf(append(append([]cid.Cid(nil), p.leaves...), c))
+				h.Checkpoint = record.CheckpointOf(append(append([]cid.Cid(nil), p.leaves...), c))
 			})
-		}, ledger.ErrMalformed, "names validator"},
+		}, record.ErrMalformed, "names validator"},
 		{"challenge reused", func() peerBlock {
-			return p.build(0, func(h *ledger.Header, objs map[cid.Cid][]byte) {
-				tr := ledgertest.Transcript(v, 1, 0) // in block 0 already
-				tr.Invocation = ledger.InvocationID{9}
+			return p.build(0, func(h *record.Header, objs map[cid.Cid][]byte) {
+				tr := recordtest.Transcript(v, 1, 0) // in block 0 already
+				tr.Invocation = record.InvocationID{9}
 				raw, c, _ := tr.Encode()
 				objs[c] = raw
 				h.Transcripts = append(h.Transcripts, codec.LinkTo(c))
-				h.Checkpoint = ledger.CheckpointOf(append(append([]cid.Cid(nil), p.leaves...), c))
+				h.Checkpoint = record.CheckpointOf(append(append([]cid.Cid(nil), p.leaves...), c))
 			})
 		}, ledger.ErrChallengeReused, "already in the validator's log"},
 	}
@@ -170,7 +171,7 @@ func TestPutRejects(t *testing.T) {
 		s := open(t, t.TempDir())
 		defer s.Close()
 		_, err := s.Put(b0.raw[:len(b0.raw)-1], b0.objs)
-		if !errors.Is(err, ledger.ErrInvalidBlock) || !errors.Is(err, ledger.ErrMalformed) {
+		if !errors.Is(err, ledger.ErrInvalidBlock) || !errors.Is(err, record.ErrMalformed) {
 			t.Fatalf("truncated block: %v", err)
 		}
 	})
@@ -217,7 +218,7 @@ func TestEquivocation(t *testing.T) {
 	b0 := p.build(1, nil)
 	p.accept(b0)
 	first := p.build(1, nil)
-	second := p.build(1, func(h *ledger.Header, _ map[cid.Cid][]byte) { h.TimeMS += 7 })
+	second := p.build(1, func(h *record.Header, _ map[cid.Cid][]byte) { h.TimeMS += 7 })
 
 	dir := t.TempDir()
 	s := open(t, dir)
@@ -264,7 +265,7 @@ func TestEquivocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := ledger.DecodeForkProof(raw)
+	fp, err := record.DecodeForkProof(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

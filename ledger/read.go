@@ -12,28 +12,29 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Head is a validator's latest stored block.
 type Head struct {
-	Block      BlockRef
-	Checkpoint Checkpoint
+	Block      record.BlockRef
+	Checkpoint record.Checkpoint
 	TimeMS     int64
-	Anchor     Anchor
+	Anchor     record.Anchor
 	// Equivocating is set once a fork proof of the validator is stored.
 	Equivocating bool
 }
 
 // StoredBlock is a block with its CID and exact bytes.
 type StoredBlock struct {
-	*Block
+	*record.Block
 	CID cid.Cid
 	Raw []byte
 }
 
 // Ref returns the block's BlockRef.
-func (b StoredBlock) Ref() BlockRef {
-	return BlockRef{Validator: b.Validator, Height: b.Height, CID: b.CID}
+func (b StoredBlock) Ref() record.BlockRef {
+	return record.BlockRef{Validator: b.Validator, Height: b.Height, CID: b.CID}
 }
 
 // TranscriptRef locates a transcript in its validator's log.
@@ -48,14 +49,14 @@ type TranscriptRef struct {
 
 // StoredTranscript is a transcript with its location and exact bytes.
 type StoredTranscript struct {
-	*Transcript
+	*record.Transcript
 	Ref TranscriptRef
 	Raw []byte
 }
 
 // StoredForkProof is a fork proof with its CID and exact bytes.
 type StoredForkProof struct {
-	*ForkProof
+	*record.ForkProof
 	CID cid.Cid
 	Raw []byte
 }
@@ -187,7 +188,7 @@ func blockByCID(r reader, c cid.Cid) (StoredBlock, error) {
 	if err != nil {
 		return StoredBlock{}, err
 	}
-	b, err := DecodeBlock(raw)
+	b, err := record.DecodeBlock(raw)
 	if err != nil {
 		return StoredBlock{}, fmt.Errorf("object %s is not a block: %w", c, err)
 	}
@@ -274,19 +275,19 @@ func (s *Store) Blocks(v keys.PublicKey, from uint64) iter.Seq2[StoredBlock, err
 // BlockRefs streams v's height index from height from up to the head:
 // each block's height and CID, without reading the blocks (ReadObject
 // does), so that an auditor sees their bytes exactly as stored.
-func (s *Store) BlockRefs(v keys.PublicKey, from uint64) iter.Seq2[BlockRef, error] {
+func (s *Store) BlockRefs(v keys.PublicKey, from uint64) iter.Seq2[record.BlockRef, error] {
 	lower := layout.BlockKey(v, from)
 	upper := layout.PrefixEnd(layout.Prefix(layout.Block, v[:]))
-	return scanRange(s, lower, upper, func(_ reader, k, val []byte) (BlockRef, error) {
+	return scanRange(s, lower, upper, func(_ reader, k, val []byte) (record.BlockRef, error) {
 		height, ok := layout.Uint64At(k, 1+len(v))
 		if !ok || len(k) != 1+len(v)+8 {
-			return BlockRef{}, fmt.Errorf("%w: height index key %x", ErrCorrupt, k)
+			return record.BlockRef{}, fmt.Errorf("%w: height index key %x", ErrCorrupt, k)
 		}
 		c, err := parseCID(val)
 		if err != nil {
-			return BlockRef{}, fmt.Errorf("%w: height index of %s at %d: %v", ErrCorrupt, v, height, err)
+			return record.BlockRef{}, fmt.Errorf("%w: height index of %s at %d: %v", ErrCorrupt, v, height, err)
 		}
-		return BlockRef{Validator: v, Height: height, CID: c}, nil
+		return record.BlockRef{Validator: v, Height: height, CID: c}, nil
 	})
 }
 
@@ -299,7 +300,7 @@ func (s *Store) Transcript(c cid.Cid) (StoredTranscript, error) {
 		if err != nil {
 			return err
 		}
-		t, err := DecodeTranscript(raw)
+		t, err := record.DecodeTranscript(raw)
 		if err != nil {
 			return fmt.Errorf("transcript %s: %w: the object is not a transcript (%v)", c, ErrNotFound, err)
 		}
@@ -348,7 +349,7 @@ func (s *Store) TranscriptsByMiner(miner keys.PublicKey) iter.Seq2[TranscriptRef
 
 // TranscriptsByDuel streams the transcripts of a duel, by validator then
 // leaf.
-func (s *Store) TranscriptsByDuel(duel DuelID) iter.Seq2[TranscriptRef, error] {
+func (s *Store) TranscriptsByDuel(duel record.DuelID) iter.Seq2[TranscriptRef, error] {
 	return scan(s, layout.Prefix(layout.Duel, duel[:]), func(_ reader, k, val []byte) (TranscriptRef, error) {
 		return parseRef(validatorAt(k, 33), val)
 	})
@@ -381,7 +382,7 @@ func (s *Store) ForkProofs() iter.Seq2[StoredForkProof, error] {
 		if err != nil {
 			return StoredForkProof{}, err
 		}
-		p, err := DecodeForkProof(raw)
+		p, err := record.DecodeForkProof(raw)
 		if err != nil {
 			return StoredForkProof{}, fmt.Errorf("%w: fork proof %s: %v", ErrCorrupt, c, err)
 		}

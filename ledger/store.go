@@ -13,6 +13,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Store is a Pebble database of validators' chains of signed blocks, their
@@ -74,9 +75,9 @@ type Store struct {
 
 // chain is the writer's in-memory state of one validator's chain.
 type chain struct {
-	head  *Block
-	ref   BlockRef
-	tree  *Tree
+	head  *record.Block
+	ref   record.BlockRef
+	tree  *record.Tree
 	empty bool // no block yet
 }
 
@@ -107,7 +108,7 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 // if the layout version differs or any validator's head pointer disagrees
 // with its stored blocks.
 func Open(dir string, opts ...Option) (*Store, error) {
-	o := options{decisionCheck: CheckDecision, now: time.Now}
+	o := options{decisionCheck: record.CheckDecision, now: time.Now}
 	for _, f := range opts {
 		f(&o)
 	}

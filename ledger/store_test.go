@@ -14,7 +14,8 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 func TestAppendReadRoundTrip(t *testing.T) {
@@ -26,15 +27,15 @@ func TestAppendReadRoundTrip(t *testing.T) {
 	a := appender(t, s, k)
 
 	decision := []byte{0xa1, 0x61, 'x', 0x01} // {"x": 1}
-	var ts []ledger.Transcript
+	var ts []record.Transcript
 	for i := uint64(0); i < 3; i++ {
-		ts = append(ts, ledgertest.Transcript(v, i, 0))
+		ts = append(ts, recordtest.Transcript(v, i, 0))
 	}
-	r0, err := a.Append(context.Background(), ledgertest.Anchor(3), ts, [][]byte{decision})
+	r0, err := a.Append(context.Background(), recordtest.Anchor(3), ts, [][]byte{decision})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r0.Block.Height != 0 || r0.FirstLeaf != 0 || len(r0.Transcripts) != 3 || r0.Checkpoint != ledger.CheckpointOf(r0.Transcripts) {
+	if r0.Block.Height != 0 || r0.FirstLeaf != 0 || len(r0.Transcripts) != 3 || r0.Checkpoint != record.CheckpointOf(r0.Transcripts) {
 		t.Fatalf("first receipt %+v", r0)
 	}
 	r1 := appendRange(t, a, v, 3, 2)
@@ -42,7 +43,7 @@ func TestAppendReadRoundTrip(t *testing.T) {
 		t.Fatalf("second receipt %+v", r1)
 	}
 	all := append(append([]cid.Cid(nil), r0.Transcripts...), r1.Transcripts...)
-	if r1.Checkpoint != ledger.CheckpointOf(all) {
+	if r1.Checkpoint != record.CheckpointOf(all) {
 		t.Fatal("second checkpoint is not the root over all five transcripts")
 	}
 
@@ -56,7 +57,7 @@ func TestAppendReadRoundTrip(t *testing.T) {
 	if err := b1.VerifySignature(); err != nil {
 		t.Fatal(err)
 	}
-	if b0, err := s.Block(r0.Block.CID); err != nil || b0.Height != 0 || b0.Anchor != ledgertest.Anchor(3) || len(b0.Decisions) != 1 {
+	if b0, err := s.Block(r0.Block.CID); err != nil || b0.Height != 0 || b0.Anchor != recordtest.Anchor(3) || len(b0.Decisions) != 1 {
 		t.Fatalf("block by CID: %v %+v", err, b0)
 	}
 	if raw, err := s.Object(r0.Decisions[0]); err != nil || !bytes.Equal(raw, decision) {
@@ -66,7 +67,7 @@ func TestAppendReadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ledgertest.Transcript(v, 4, 0)
+	want := recordtest.Transcript(v, 4, 0)
 	wantRaw, _, _ := want.Encode()
 	if !bytes.Equal(st.Raw, wantRaw) || st.Ref.Leaf != 4 || st.Ref.Height != 1 || st.Ref.Validator != v || st.Challenge != want.Challenge {
 		t.Fatalf("transcript read back as %+v", st.Ref)
@@ -130,7 +131,7 @@ func TestAppendReadRoundTrip(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Append(context.Background(), ledgertest.Anchor(3), []ledger.Transcript{ledgertest.Transcript(v, 50, 0)}, nil); !errors.Is(err, ledger.ErrClosed) {
+	if _, err := a.Append(context.Background(), recordtest.Anchor(3), []record.Transcript{recordtest.Transcript(v, 50, 0)}, nil); !errors.Is(err, ledger.ErrClosed) {
 		t.Fatalf("append after close: %v", err)
 	}
 	if _, err := s.Head(v); !errors.Is(err, ledger.ErrClosed) {
@@ -143,7 +144,7 @@ func TestAppendReadRoundTrip(t *testing.T) {
 	}
 	a = appender(t, s, k)
 	r2 := appendRange(t, a, v, 5, 1)
-	if r2.Block.Height != 2 || r2.FirstLeaf != 5 || r2.Checkpoint != ledger.CheckpointOf(append(all, r2.Transcripts...)) {
+	if r2.Block.Height != 2 || r2.FirstLeaf != 5 || r2.Checkpoint != record.CheckpointOf(append(all, r2.Transcripts...)) {
 		t.Fatalf("after reopen: %+v", r2)
 	}
 }
@@ -165,7 +166,7 @@ func TestGroupCommit(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
 				n := uint64(w*each + i)
-				r, err := a.Append(context.Background(), ledgertest.Anchor(n), []ledger.Transcript{ledgertest.Transcript(v, n, 100)}, nil)
+				r, err := a.Append(context.Background(), recordtest.Anchor(n), []record.Transcript{recordtest.Transcript(v, n, 100)}, nil)
 				if err != nil {
 					errs <- err
 					return
@@ -208,7 +209,7 @@ func TestGroupCommit(t *testing.T) {
 // checkpoint is the root of the log up to it. It returns the log size.
 func checkChain(t testing.TB, s *ledger.Store, v keys.PublicKey) uint64 {
 	t.Helper()
-	tree := ledger.NewTree()
+	tree := record.NewTree()
 	var prev cid.Cid
 	var height uint64
 	for b, err := range s.Blocks(v, 0) {
@@ -240,20 +241,20 @@ func TestChallengeReuse(t *testing.T) {
 	v := k.Public()
 	a := appender(t, s, k)
 	appendRange(t, a, v, 0, 2)
-	again := ledgertest.Transcript(v, 1, 0)
-	again.Invocation = ledger.NewInvocationID() // a different run of the same challenge
+	again := recordtest.Transcript(v, 1, 0)
+	again.Invocation = record.NewInvocationID() // a different run of the same challenge
 	ctx := context.Background()
-	if _, err := a.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{again}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
+	if _, err := a.Append(ctx, recordtest.Anchor(0), []record.Transcript{again}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
 		t.Fatalf("reused challenge across blocks: %v", err)
 	}
-	fresh := ledgertest.Transcript(v, 2, 0)
-	if _, err := a.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{fresh, fresh}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
+	fresh := recordtest.Transcript(v, 2, 0)
+	if _, err := a.Append(ctx, recordtest.Anchor(0), []record.Transcript{fresh, fresh}, nil); !errors.Is(err, ledger.ErrChallengeReused) {
 		t.Fatalf("reused challenge in one request: %v", err)
 	}
 	// Two concurrent requests with one challenge: exactly one wins, and
 	// the loser does not sink the winner.
-	f1 := a.Add(ctx, ledgertest.Anchor(0), []ledger.Transcript{fresh}, nil)
-	f2 := a.Add(ctx, ledgertest.Anchor(0), []ledger.Transcript{fresh}, nil)
+	f1 := a.Add(ctx, recordtest.Anchor(0), []record.Transcript{fresh}, nil)
+	f2 := a.Add(ctx, recordtest.Anchor(0), []record.Transcript{fresh}, nil)
 	_, e1 := f1()
 	_, e2 := f2()
 	if (e1 == nil) == (e2 == nil) || !errors.Is(errors.Join(e1, e2), ledger.ErrChallengeReused) {
@@ -264,9 +265,9 @@ func TestChallengeReuse(t *testing.T) {
 	}
 	// A duel puts one challenge to two miners: the same challenge with
 	// another miner is a new use, found again by its CID.
-	paired := ledgertest.Transcript(v, 1, 0)
+	paired := recordtest.Transcript(v, 1, 0)
 	paired.Miner.Hotkey[1] ^= 0xff
-	rc, err := a.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{paired}, nil)
+	rc, err := a.Append(ctx, recordtest.Anchor(0), []record.Transcript{paired}, nil)
 	if err != nil {
 		t.Fatalf("same challenge, other miner: %v", err)
 	}
@@ -276,14 +277,14 @@ func TestChallengeReuse(t *testing.T) {
 	// Another validator may have run the same challenge (a re-execution)
 	// in format 1. A format-2 seed derives the challenge from the
 	// transcript's own validator, so format 2 cannot record it.
-	other := ledgertest.TranscriptV1(v, 0, 0)
+	other := recordtest.TranscriptV1(v, 0, 0)
 	other.Validator = bob(t).Public()
 	raw, c, err := other.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, braw, _, err := ledger.Sign(ledger.Header{Format: ledger.BlockFormat, Validator: other.Validator, Anchor: ledgertest.Anchor(0),
-		Transcripts: []codec.Link{codec.LinkTo(c)}, Decisions: []codec.Link{}, Checkpoint: ledger.CheckpointOf([]cid.Cid{c})}, bob(t))
+	_, braw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Validator: other.Validator, Anchor: recordtest.Anchor(0),
+		Transcripts: []codec.Link{codec.LinkTo(c)}, Decisions: []codec.Link{}, Checkpoint: record.CheckpointOf([]cid.Cid{c})}, bob(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,9 +292,9 @@ func TestChallengeReuse(t *testing.T) {
 		t.Fatalf("format-1 re-execution by another validator refused: %v", err)
 	}
 	b := appender(t, s, bob(t))
-	otherV2 := ledgertest.Transcript(v, 0, 0)
+	otherV2 := recordtest.Transcript(v, 0, 0)
 	otherV2.Validator = bob(t).Public()
-	if _, err := b.Append(ctx, ledgertest.Anchor(0), []ledger.Transcript{otherV2}, nil); !errors.Is(err, ledger.ErrMalformed) {
+	if _, err := b.Append(ctx, recordtest.Anchor(0), []record.Transcript{otherV2}, nil); !errors.Is(err, record.ErrMalformed) {
 		t.Fatalf("format-2 re-execution by another validator: %v, want ErrMalformed", err)
 	}
 	n := 0
@@ -325,25 +326,25 @@ func TestAppendRefusesBadInput(t *testing.T) {
 	k := alice(t)
 	a := appender(t, s, k, ledger.WithMaxBatch(2))
 	ctx := context.Background()
-	other := ledgertest.Transcript(bob(t).Public(), 0, 0)
-	if _, err := a.Append(ctx, ledger.Anchor{}, []ledger.Transcript{other}, nil); err == nil {
+	other := recordtest.Transcript(bob(t).Public(), 0, 0)
+	if _, err := a.Append(ctx, record.Anchor{}, []record.Transcript{other}, nil); err == nil {
 		t.Fatal("appended a transcript naming another validator")
 	}
-	bad := ledgertest.Transcript(k.Public(), 0, 0)
+	bad := recordtest.Transcript(k.Public(), 0, 0)
 	bad.Reason = string([]byte{0xff})
-	if _, err := a.Append(ctx, ledger.Anchor{}, []ledger.Transcript{bad}, nil); !errors.Is(err, ledger.ErrMalformed) {
+	if _, err := a.Append(ctx, record.Anchor{}, []record.Transcript{bad}, nil); !errors.Is(err, record.ErrMalformed) {
 		t.Fatalf("invalid transcript: %v", err)
 	}
-	if _, err := a.Append(ctx, ledger.Anchor{}, nil, [][]byte{{0xff}}); !errors.Is(err, ledger.ErrMalformed) {
+	if _, err := a.Append(ctx, record.Anchor{}, nil, [][]byte{{0xff}}); !errors.Is(err, record.ErrMalformed) {
 		t.Fatalf("invalid decision: %v", err)
 	}
-	three := []ledger.Transcript{ledgertest.Transcript(k.Public(), 0, 0), ledgertest.Transcript(k.Public(), 1, 0), ledgertest.Transcript(k.Public(), 2, 0)}
-	if _, err := a.Append(ctx, ledger.Anchor{}, three, nil); err == nil {
+	three := []record.Transcript{recordtest.Transcript(k.Public(), 0, 0), recordtest.Transcript(k.Public(), 1, 0), recordtest.Transcript(k.Public(), 2, 0)}
+	if _, err := a.Append(ctx, record.Anchor{}, three, nil); err == nil {
 		t.Fatal("request above the batch cap accepted")
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := a.Append(cancelled, ledger.Anchor{}, three[:1], nil); !errors.Is(err, context.Canceled) {
+	if _, err := a.Append(cancelled, record.Anchor{}, three[:1], nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled request: %v", err)
 	}
 	if _, err := s.Head(k.Public()); !errors.Is(err, ledger.ErrNotFound) {
@@ -389,7 +390,7 @@ func TestAppenderBatchOptions(t *testing.T) {
 	a := appender(t, s, k, ledger.WithMaxWait(300*time.Millisecond), ledger.WithMaxBatch(4))
 	var fs []ledger.Future
 	for i := uint64(0); i < 6; i++ {
-		fs = append(fs, a.Add(ctx, ledgertest.Anchor(i), []ledger.Transcript{ledgertest.Transcript(v, i, 0)}, nil))
+		fs = append(fs, a.Add(ctx, recordtest.Anchor(i), []record.Transcript{recordtest.Transcript(v, i, 0)}, nil))
 	}
 	var heights []uint64
 	for _, f := range fs {
@@ -405,15 +406,15 @@ func TestAppenderBatchOptions(t *testing.T) {
 	b0, _ := s.BlockAt(v, 0)
 	b1, _ := s.BlockAt(v, 1)
 	// A block takes the newest anchor of its requests.
-	if b0.Anchor != ledgertest.Anchor(3) || b1.Anchor != ledgertest.Anchor(5) {
+	if b0.Anchor != recordtest.Anchor(3) || b1.Anchor != recordtest.Anchor(5) {
 		t.Fatalf("anchors %d, %d; want 3, 5", b0.Anchor.Number, b1.Anchor.Number)
 	}
 	// An older anchor never moves a chain's anchor back.
-	r, err := a.Append(ctx, ledgertest.Anchor(1), []ledger.Transcript{ledgertest.Transcript(v, 9, 0)}, nil)
+	r, err := a.Append(ctx, recordtest.Anchor(1), []record.Transcript{recordtest.Transcript(v, 9, 0)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := s.Block(r.Block.CID); b.Anchor != ledgertest.Anchor(5) || b.TimeMS < b1.TimeMS {
+	if b, _ := s.Block(r.Block.CID); b.Anchor != recordtest.Anchor(5) || b.TimeMS < b1.TimeMS {
 		t.Fatalf("anchor went back to %d", b.Anchor.Number)
 	}
 	if _, err := s.NewAppender(k); err == nil {

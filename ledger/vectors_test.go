@@ -15,7 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/internal/golden"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // The vectors of spec/ledger.md: everything is fixed except signatures,
@@ -45,8 +45,8 @@ type vectorKey struct {
 }
 
 type vectorDuel struct {
-	Value ledger.Duel   `json:"value"`
-	ID    ledger.DuelID `json:"id"`
+	Value record.Duel   `json:"value"`
+	ID    record.DuelID `json:"id"`
 }
 
 type vectorRecord struct {
@@ -57,13 +57,13 @@ type vectorRecord struct {
 }
 
 type vectorBlock struct {
-	Header         ledger.Header     `json:"header"`
+	Header         record.Header     `json:"header"`
 	HeaderHex      string            `json:"header_hex"`
 	SigningMessage string            `json:"signing_message_hex"`
 	Signature      string            `json:"signature"`
 	Hex            string            `json:"hex"`
 	CID            string            `json:"cid"`
-	Checkpoint     ledger.Checkpoint `json:"checkpoint"`
+	Checkpoint     record.Checkpoint `json:"checkpoint"`
 }
 
 type vectorInclusion struct {
@@ -80,9 +80,9 @@ type vectorConsist struct {
 
 // vectorTranscripts returns the vector transcripts in format 2, their
 // seeds drawn at the duel's start.
-func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.Duel) []ledger.Transcript {
-	mk := func(env string, counter uint64) (challenge.ID, *ledger.Seed) {
-		seed := &ledger.Seed{Anchor: duel.Start, Counter: counter}
+func vectorTranscripts(t *testing.T, v keys.PublicKey, duel record.Duel) []record.Transcript {
+	mk := func(env string, counter uint64) (challenge.ID, *record.Seed) {
+		seed := &record.Seed{Anchor: duel.Start, Counter: counter}
 		id, err := seed.Derive(v, env, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -90,12 +90,12 @@ func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.Duel) []ledge
 		return id, seed
 	}
 	miner := keys.PublicKey(sha256.Sum256([]byte("vector miner")))
-	base := func(env string, counter uint64, inv byte) ledger.Transcript {
+	base := func(env string, counter uint64, inv byte) record.Transcript {
 		id, seed := mk(env, counter)
-		return ledger.Transcript{
-			Format: ledger.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version, Seed: seed,
-			Validator: v, Duel: duel.ID(), Invocation: ledger.InvocationID{inv, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-			Miner:     ledger.Miner{Hotkey: miner, UID: 17, Model: "org/champion", Revision: "a1b2c3d", ModelHash: ledger.Bytes{0xab, 0xcd}, Endpoint: "chute-1234"},
+		return record.Transcript{
+			Format: record.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version, Seed: seed,
+			Validator: v, Duel: duel.ID(), Invocation: record.InvocationID{inv, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+			Miner:     record.Miner{Hotkey: miner, UID: 17, Model: "org/champion", Revision: "a1b2c3d", ModelHash: record.Bytes{0xab, 0xcd}, Endpoint: "chute-1234"},
 			StartedMS: 1_750_000_000_000, FinishedMS: 1_750_000_001_500, Attempts: 1, HTTPStatus: 200,
 		}
 	}
@@ -106,7 +106,7 @@ func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.Duel) []ledge
 		{Role: "assistant", Content: "<answer>1082152022374638</answer>"},
 	}
 	a.TurnRewards, a.Reward, a.Reason, a.LatencyMS = []int64{1}, 1, "correct", 1432
-	a.Usage = &ledger.Usage{PromptTokens: 31, CompletionTokens: 12}
+	a.Usage = &record.Usage{PromptTokens: 31, CompletionTokens: 12}
 
 	b := base("tictactoe", 0, 0xb0)
 	b.Conversation = []envs.Message{
@@ -121,8 +121,8 @@ func vectorTranscripts(t *testing.T, v keys.PublicKey, duel ledger.Duel) []ledge
 	c.Conversation = []envs.Message{{Role: "user", Content: "Solve."}}
 	c.TurnRewards, c.Reward, c.Reason, c.LatencyMS = []int64{}, 0, "no answer", 30000
 	c.Error, c.HTTPStatus, c.Attempts = "timeout after 30s", 0, 3
-	c.Duel = ledger.DuelID{}
-	return []ledger.Transcript{a, b, c}
+	c.Duel = record.DuelID{}
+	return []record.Transcript{a, b, c}
 }
 
 func TestVectors(t *testing.T) {
@@ -139,7 +139,7 @@ func TestVectors(t *testing.T) {
 	}
 	k := alice(t)
 	v := k.Public()
-	duel := ledger.Duel{Champion: keys.PublicKey(sha256.Sum256([]byte("vector miner"))), Contender: keys.PublicKey(sha256.Sum256([]byte("vector contender"))), Start: ledger.Anchor{Number: 4_200_000, Hash: sha256.Sum256([]byte("vector anchor"))}}
+	duel := record.Duel{Champion: keys.PublicKey(sha256.Sum256([]byte("vector miner"))), Contender: keys.PublicKey(sha256.Sum256([]byte("vector contender"))), Start: record.Anchor{Number: 4_200_000, Hash: sha256.Sum256([]byte("vector anchor"))}}
 	out := ledgerVectors{
 		Note:      "spec/ledger.md. Everything but the signatures is deterministic; signatures are sr25519 (randomized) and must verify under validator.public_key over signing_message_hex. Byte strings are lower-case hex; public keys inside values are SS58 addresses, links CID strings.",
 		Validator: vectorKey{URI: "//Alice", PublicKey: hex.EncodeToString(v[:]), SS58: v.SS58()},
@@ -152,15 +152,15 @@ func TestVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		leaves = append(leaves, c)
-		lh := ledger.LeafHash(c)
+		lh := record.LeafHash(c)
 		out.Transcripts = append(out.Transcripts, vectorRecord{Value: tr, Hex: hex.EncodeToString(raw), CID: c.String(), LeafHash: lh.String()})
 
-		tr.Format, tr.Seed = ledger.TranscriptFormatV1, nil
+		tr.Format, tr.Seed = record.TranscriptFormatV1, nil
 		raw, c, err = tr.Encode()
 		if err != nil {
 			t.Fatal(err)
 		}
-		lh = ledger.LeafHash(c)
+		lh = record.LeafHash(c)
 		out.TranscriptsV1 = append(out.TranscriptsV1, vectorRecord{Value: tr, Hex: hex.EncodeToString(raw), CID: c.String(), LeafHash: lh.String()})
 	}
 	decision, err := codec.Marshal(map[string]any{"kind": "example", "winner": "contender"})
@@ -170,13 +170,13 @@ func TestVectors(t *testing.T) {
 	decisionCID := codec.Sum(decision)
 	out.Decisions = append(out.Decisions, vectorRecord{Hex: hex.EncodeToString(decision), CID: decisionCID.String()})
 
-	headers := []ledger.Header{
-		{Format: ledger.BlockFormat, Validator: v, Height: 0, TimeMS: 1_750_000_002_000, Anchor: duel.Start,
+	headers := []record.Header{
+		{Format: record.BlockFormat, Validator: v, Height: 0, TimeMS: 1_750_000_002_000, Anchor: duel.Start,
 			Transcripts: []codec.Link{codec.LinkTo(leaves[0]), codec.LinkTo(leaves[1])}, Decisions: []codec.Link{},
-			Checkpoint: ledger.CheckpointOf(leaves[:2])},
-		{Format: ledger.BlockFormat, Validator: v, Height: 1, TimeMS: 1_750_000_014_000, Anchor: ledger.Anchor{Number: 4_200_001, Hash: sha256.Sum256([]byte("vector anchor 2"))},
+			Checkpoint: record.CheckpointOf(leaves[:2])},
+		{Format: record.BlockFormat, Validator: v, Height: 1, TimeMS: 1_750_000_014_000, Anchor: record.Anchor{Number: 4_200_001, Hash: sha256.Sum256([]byte("vector anchor 2"))},
 			Transcripts: []codec.Link{codec.LinkTo(leaves[2])}, Decisions: []codec.Link{codec.LinkTo(decisionCID)},
-			Checkpoint: ledger.CheckpointOf(leaves)},
+			Checkpoint: record.CheckpointOf(leaves)},
 	}
 	var blocksRaw [][]byte
 	var prev cid.Cid
@@ -188,9 +188,9 @@ func TestVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var blk *ledger.Block
+		var blk *record.Block
 		if update {
-			if blk, _, _, err = ledger.Sign(h, k); err != nil {
+			if blk, _, _, err = record.Sign(h, k); err != nil {
 				t.Fatal(err)
 			}
 		} else {
@@ -206,13 +206,13 @@ func TestVectors(t *testing.T) {
 			if !keys.Verify(v, msg, sig) {
 				t.Fatalf("block %d: stored signature does not verify over the signing message this code derives", i)
 			}
-			blk = &ledger.Block{Header: h, Signature: sig}
+			blk = &record.Block{Header: h, Signature: sig}
 		}
 		raw, c, err := codec.Encode(blk)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ledger.DecodeBlock(raw)
+		back, err := record.DecodeBlock(raw)
 		if err != nil || back.VerifySignature() != nil {
 			t.Fatalf("block %d does not decode and verify: %v", i, err)
 		}
@@ -250,7 +250,7 @@ func TestVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ledger.VerifyConsistency(headers[0].Checkpoint, headers[1].Checkpoint, p); err != nil {
+	if err := record.VerifyConsistency(headers[0].Checkpoint, headers[1].Checkpoint, p); err != nil {
 		t.Fatal(err)
 	}
 	out.Consistency = append(out.Consistency, vectorConsist{Size1: 2, Size2: 3, Proof: hexes(p)})
@@ -261,13 +261,13 @@ func TestVectors(t *testing.T) {
 	// and re-encode to themselves.
 	for i, tr := range append(append([]vectorRecord(nil), out.Transcripts...), out.TranscriptsV1...) {
 		b, _ := hex.DecodeString(tr.Hex)
-		back, err := ledger.DecodeTranscript(b)
+		back, err := record.DecodeTranscript(b)
 		if err != nil {
 			t.Fatalf("transcript %d: %v", i, err)
 		}
-		want := uint64(ledger.TranscriptFormat)
+		want := uint64(record.TranscriptFormat)
 		if i >= len(out.Transcripts) {
-			want = ledger.TranscriptFormatV1
+			want = record.TranscriptFormatV1
 		}
 		if back.Format != want {
 			t.Fatalf("transcript %d: format %d, want %d", i, back.Format, want)

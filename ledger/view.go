@@ -9,6 +9,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // view is a Pebble snapshot taken right after a synced commit returned:
@@ -75,7 +76,7 @@ func (s *Store) wakeLocked() {
 
 // waitVisible returns once readers see ref (a block applied by another
 // write whose fsync may still be running), or the store failed or closed.
-func (s *Store) waitVisible(ref BlockRef) error {
+func (s *Store) waitVisible(ref record.BlockRef) error {
 	for {
 		s.viewMu.Lock()
 		cur, wake := s.cur, s.published

@@ -8,8 +8,10 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/ipfs/go-cid"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // encoded is a checked record with its canonical bytes and CID.
@@ -21,41 +23,41 @@ type encoded struct {
 // leafRecord is an encoded transcript with what its indexes need.
 type leafRecord struct {
 	encoded
-	t *Transcript
+	t *record.Transcript
 	// challenge is the uniqueness key of the transcript in its validator's
 	// log: the binary form of t.Challenge followed by the miner's hotkey.
 	// A challenge is put to a miner at most once; a duel puts it to both
 	// of its miners (spec/ledger.md, rule 6).
 	challenge []byte
-	leaf      Hash // LeafHash(cid), computed by the caller's goroutine
+	leaf      record.Hash // LeafHash(cid), computed by the caller's goroutine
 }
 
-func newLeafRecord(t *Transcript, raw []byte, c cid.Cid) (leafRecord, error) {
+func newLeafRecord(t *record.Transcript, raw []byte, c cid.Cid) (leafRecord, error) {
 	ch, err := t.Challenge.MarshalBinary()
 	if err != nil {
-		return leafRecord{}, fmt.Errorf("transcript %s: %w", shortCID(c), err)
+		return leafRecord{}, fmt.Errorf("transcript %s: %w", codec.ShortCID(c), err)
 	}
 	ch = append(ch, t.Miner.Hotkey[:]...)
-	return leafRecord{encoded: encoded{raw, c}, t: t, challenge: ch, leaf: LeafHash(c)}, nil
+	return leafRecord{encoded: encoded{raw, c}, t: t, challenge: ch, leaf: record.LeafHash(c)}, nil
 }
 
 // staged is a block with everything it links, checked and ready to commit.
 type staged struct {
-	blk       *Block
+	blk       *record.Block
 	block     encoded
 	leaves    []leafRecord
 	decisions []encoded
 	// tree is the log after the block; nodes the Merkle nodes it added.
-	tree  *Tree
-	nodes []Node
+	tree  *record.Tree
+	nodes []record.Node
 }
 
 // extend appends leaves to a clone of parent, recording the new nodes.
-func extend(parent *Tree, leaves []leafRecord) (*Tree, []Node) {
+func extend(parent *record.Tree, leaves []leafRecord) (*record.Tree, []record.Node) {
 	t := parent.Clone()
-	var nodes []Node
+	var nodes []record.Node
 	for _, l := range leaves {
-		t.appendLeaf(l.leaf, func(n Node) { nodes = append(nodes, n) })
+		t.AppendLeaf(l.leaf, func(n record.Node) { nodes = append(nodes, n) })
 	}
 	return t, nodes
 }
@@ -140,7 +142,7 @@ func (s *Store) apply(ch *chain, st *staged) (*inflight, error) {
 		return nil, fmt.Errorf("ledger store: write block %d of %s: %w", st.blk.Height, v, err)
 	}
 	ch.head = st.blk
-	ch.ref = BlockRef{Validator: v, Height: st.blk.Height, CID: st.block.cid}
+	ch.ref = record.BlockRef{Validator: v, Height: st.blk.Height, CID: st.block.cid}
 	ch.tree = st.tree
 	ch.empty = false
 	s.chains[v] = ch
@@ -201,5 +203,5 @@ func (s *Store) chainOf(v keys.PublicKey) *chain {
 	if ch, ok := s.chains[v]; ok {
 		return ch
 	}
-	return &chain{tree: NewTree(), empty: true}
+	return &chain{tree: record.NewTree(), empty: true}
 }

@@ -14,7 +14,8 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/metrics"
 )
 
@@ -175,11 +176,11 @@ func TestStoreCollectorAndHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	for b := range 3 {
-		var ts []ledger.Transcript
+		var ts []record.Transcript
 		for i := range 4 {
-			ts = append(ts, ledgertest.Transcript(key.Public(), uint64(b*4+i), 0))
+			ts = append(ts, recordtest.Transcript(key.Public(), uint64(b*4+i), 0))
 		}
-		if _, err := a.Append(context.Background(), ledgertest.Anchor(uint64(b)), ts, nil); err != nil {
+		if _, err := a.Append(context.Background(), recordtest.Anchor(uint64(b)), ts, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

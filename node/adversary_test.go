@@ -25,7 +25,8 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p"
@@ -133,7 +134,7 @@ func appendLoop(t *testing.T, ctx context.Context, c *nodetest.Cluster, i int, f
 	go func() {
 		defer wg.Done()
 		for k := first; ; k += 2 {
-			r, err := c.Nodes[i].Append(ctx, ledgertest.Anchor(1), nodetest.Transcripts(v, k, 2, 0), nil)
+			r, err := c.Nodes[i].Append(ctx, recordtest.Anchor(1), nodetest.Transcripts(v, k, 2, 0), nil)
 			if err != nil {
 				t.Errorf("honest append on node %d: %v", i, err)
 				return
@@ -283,7 +284,7 @@ func TestAdversaryGossip(t *testing.T) {
 	// message seen on one topic would be dropped on the other unvalidated.
 	stripped1 := encodeMessage(t, p2p.BlockMessage{Block: decodeMessage(t, honest1).Block, Objects: [][]byte{}})
 	fresh := foreignChain(t, eve, 2000, 1, 2)[0]
-	fp, err := ledger.NewForkProof(decodeMessage(t, fresh).Block, decodeMessage(t, foreignChain(t, eve, 3000, 1, 2)[0]).Block)
+	fp, err := record.NewForkProof(decodeMessage(t, fresh).Block, decodeMessage(t, foreignChain(t, eve, 3000, 1, 2)[0]).Block)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,8 @@ import (
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p"
@@ -41,7 +42,7 @@ func BenchmarkPropagation(b *testing.B) {
 	next := make([]uint64, n)
 	appendOne := func(i int) ledger.Receipt {
 		v := c.Keys[i].Public()
-		r, err := c.Nodes[i].Append(ctx, ledgertest.Anchor(1), []ledger.Transcript{ledgertest.Transcript(v, next[i], 200)}, nil)
+		r, err := c.Nodes[i].Append(ctx, recordtest.Anchor(1), []record.Transcript{recordtest.Transcript(v, next[i], 200)}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -135,7 +136,7 @@ func BenchmarkBackfill(b *testing.B) {
 			defer wg.Done()
 			for first := 0; first < total/validators; first += perBlock {
 				ts := nodetest.Transcripts(key.Public(), uint64(first), perBlock, 300)
-				if _, err := a.Append(ctx, ledgertest.Anchor(1), ts, nil); err != nil {
+				if _, err := a.Append(ctx, recordtest.Anchor(1), ts, nil); err != nil {
 					b.Error(err)
 					return
 				}

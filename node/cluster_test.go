@@ -8,7 +8,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node/nodetest"
 )
 
@@ -20,7 +20,7 @@ func appendBlocks(t *testing.T, ctx context.Context, c *nodetest.Cluster, i int,
 	var out []ledger.Receipt
 	for b := range count {
 		ts := nodetest.Transcripts(v, first+uint64(b*per), per, pad)
-		r, err := c.Nodes[i].Append(ctx, ledgertest.Anchor(1), ts, nil)
+		r, err := c.Nodes[i].Append(ctx, recordtest.Anchor(1), ts, nil)
 		if err != nil {
 			t.Fatalf("node %d append: %v", i, err)
 		}
@@ -190,7 +190,7 @@ func TestCloseKeepsAcknowledged(t *testing.T) {
 	var futures []ledger.Future
 	stopped := make(chan struct{})
 	for i := range 40 {
-		futures = append(futures, n.Add(ctx, ledgertest.Anchor(1), nodetest.Transcripts(v, uint64(i*2), 2, 0), nil))
+		futures = append(futures, n.Add(ctx, recordtest.Anchor(1), nodetest.Transcripts(v, uint64(i*2), 2, 0), nil))
 		if i == 25 {
 			go func() {
 				defer close(stopped)

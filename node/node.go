@@ -29,6 +29,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/metrics"
 	"github.com/affine-ledger/ledger/p2p"
 )
@@ -306,7 +307,7 @@ var ErrObserver = errors.New("node is an observer: it has no validator key")
 // Add queues transcripts and decisions for the local validator's next block
 // (ledger.Appender.Add). The block is published once durable, whether or
 // not the caller waits for the Future.
-func (n *Node) Add(ctx context.Context, anchor ledger.Anchor, transcripts []ledger.Transcript, decisions [][]byte) ledger.Future {
+func (n *Node) Add(ctx context.Context, anchor record.Anchor, transcripts []record.Transcript, decisions [][]byte) ledger.Future {
 	if n.appender == nil {
 		return func() (ledger.Receipt, error) { return ledger.Receipt{}, fmt.Errorf("append: %w", ErrObserver) }
 	}
@@ -330,7 +331,7 @@ func (n *Node) Add(ctx context.Context, anchor ledger.Anchor, transcripts []ledg
 
 // Append adds transcripts and decisions and returns once their block is
 // durable; it is published right after.
-func (n *Node) Append(ctx context.Context, anchor ledger.Anchor, transcripts []ledger.Transcript, decisions [][]byte) (ledger.Receipt, error) {
+func (n *Node) Append(ctx context.Context, anchor record.Anchor, transcripts []record.Transcript, decisions [][]byte) (ledger.Receipt, error) {
 	return n.Add(ctx, anchor, transcripts, decisions)()
 }
 

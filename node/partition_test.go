@@ -14,6 +14,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 )
@@ -175,9 +176,9 @@ func TestPartitionHeals(t *testing.T) {
 	}
 }
 
-func heads(t *testing.T, s *ledger.Store) map[keys.PublicKey]ledger.BlockRef {
+func heads(t *testing.T, s *ledger.Store) map[keys.PublicKey]record.BlockRef {
 	t.Helper()
-	out := map[keys.PublicKey]ledger.BlockRef{}
+	out := map[keys.PublicKey]record.BlockRef{}
 	for h, err := range s.Heads() {
 		if err != nil {
 			t.Fatal(err)

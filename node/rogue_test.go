@@ -19,7 +19,8 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p"
 )
@@ -99,7 +100,7 @@ func foreignChain(t *testing.T, key *keys.Hotkey, first uint64, blocks, per int)
 	}
 	for b := range blocks {
 		ts := nodetest.Transcripts(key.Public(), first+uint64(b*per), per, 0)
-		if _, err := a.Append(context.Background(), ledgertest.Anchor(1), ts, nil); err != nil {
+		if _, err := a.Append(context.Background(), recordtest.Anchor(1), ts, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -317,7 +318,7 @@ func TestMaliciousSyncPeerIsBanned(t *testing.T) {
 	m := decodeMessage(t, chain[0])
 	tampered := append([]byte(nil), m.Objects[0]...)
 	tampered[len(tampered)-1] ^= 1
-	blk, err := ledger.DecodeBlock(m.Block)
+	blk, err := record.DecodeBlock(m.Block)
 	if err != nil {
 		t.Fatal(err)
 	}

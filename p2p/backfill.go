@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // maxBackfills bounds the chains backfilled at once. Chains of different
@@ -222,7 +223,7 @@ func (n *Network) fetchBlock(ctx context.Context, p peer.ID, v keys.PublicKey, h
 		return nil, bad(fmt.Errorf("peer %s did not serve %s height %d", p, v.Short(), height))
 	}
 	raw := resp.Blocks.Blocks[0]
-	blk, err := ledger.DecodeBlock(raw)
+	blk, err := record.DecodeBlock(raw)
 	if err != nil {
 		return nil, bad(fmt.Errorf("block from %s: %w", p, err))
 	}

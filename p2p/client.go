@@ -11,7 +11,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // RemoteError is a peer's error response.
@@ -148,7 +148,7 @@ func matchObjects(ask []cid.Cid, objs [][]byte) (map[cid.Cid][]byte, error) {
 // fetched is a block received by sync with its objects, checked against
 // the request but not yet stored.
 type fetched struct {
-	blk     *ledger.Block
+	blk     *record.Block
 	raw     []byte
 	cid     cid.Cid
 	objects map[cid.Cid][]byte
@@ -173,7 +173,7 @@ func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, 
 	var missing []cid.Cid
 	k := 0 // next object of the response
 	for i, raw := range br.Blocks {
-		blk, err := ledger.DecodeBlock(raw)
+		blk, err := record.DecodeBlock(raw)
 		if err != nil {
 			return nil, bad(fmt.Errorf("block %d from %s: %w", i, p, err))
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // proofs tracks fork proofs: those the node holds (offered in its status),
@@ -25,13 +26,13 @@ type proofs struct {
 	mu      sync.Mutex
 	seen    map[cid.Cid]bool
 	order   []cid.Cid
-	pending map[keys.PublicKey]map[cid.Cid]*ledger.ForkProof
+	pending map[keys.PublicKey]map[cid.Cid]*record.ForkProof
 	// npending counts the proofs in pending, at most MaxPendingForkProofs.
 	npending int
 }
 
 func newProofs(n *Network) *proofs {
-	return &proofs{n: n, seen: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*ledger.ForkProof{}}
+	return &proofs{n: n, seen: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*record.ForkProof{}}
 }
 
 // load learns the proofs already stored.
@@ -78,7 +79,7 @@ func (ps *proofs) unknown(ls []codec.Link) []cid.Cid {
 // record stores the evidence of a verified proof now if the store reaches
 // its height, else keeps it until the chain is backfilled that far (and
 // starts that backfill if asked).
-func (ps *proofs) record(p *ledger.ForkProof, backfill bool) {
+func (ps *proofs) record(p *record.ForkProof, backfill bool) {
 	n := ps.n
 	_, c, err := p.Encode()
 	if err != nil {
@@ -92,7 +93,7 @@ func (ps *proofs) record(p *ledger.ForkProof, backfill bool) {
 			return
 		}
 		if ps.pending[p.Validator] == nil {
-			ps.pending[p.Validator] = map[cid.Cid]*ledger.ForkProof{}
+			ps.pending[p.Validator] = map[cid.Cid]*record.ForkProof{}
 		}
 		if _, dup := ps.pending[p.Validator][c]; !dup {
 			ps.pending[p.Validator][c] = p
@@ -140,7 +141,7 @@ func (ps *proofs) fetch(p peer.ID, want []cid.Cid) {
 		return
 	}
 	for _, c := range want {
-		proof, err := ledger.DecodeForkProof(got[c])
+		proof, err := record.DecodeForkProof(got[c])
 		if err != nil {
 			n.punish(p, fmt.Errorf("fork proof %s: %w", c, err))
 			return

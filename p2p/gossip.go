@@ -11,6 +11,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // validateTimeout bounds one topic validation, an objects fetch included.
@@ -134,7 +135,7 @@ func (n *Network) storesHeight(v keys.PublicKey, height uint64) bool {
 }
 
 // afterPut turns the store's verdict on a gossiped block into gossipsub's.
-func (n *Network) afterPut(from peer.ID, blk *ledger.Block, res ledger.PutResult, err error) pubsub.ValidationResult {
+func (n *Network) afterPut(from peer.ID, blk *record.Block, res ledger.PutResult, err error) pubsub.ValidationResult {
 	var eq *ledger.EquivocationError
 	switch {
 	case err == nil && res.Stored:
@@ -165,7 +166,7 @@ func (n *Network) afterPut(from peer.ID, blk *ledger.Block, res ledger.PutResult
 // forksBelow reports whether blk's parent link differs from the stored
 // block at its parent height: the sign of a fork rather than of an invalid
 // block.
-func (n *Network) forksBelow(blk *ledger.Block) bool {
+func (n *Network) forksBelow(blk *record.Block) bool {
 	if blk.Height == 0 {
 		return false
 	}
@@ -223,7 +224,7 @@ func (n *Network) checkForkMessage(from peer.ID, m *pubsub.Message) pubsub.Valid
 		n.strike(from, fmt.Errorf("fork proof message of %d bytes", len(m.Data)))
 		return pubsub.ValidationReject
 	}
-	p, err := ledger.DecodeForkProof(m.Data)
+	p, err := record.DecodeForkProof(m.Data)
 	if err != nil {
 		n.strike(from, err)
 		return pubsub.ValidationReject

@@ -3,7 +3,7 @@ package p2p
 import (
 	"time"
 
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Limits of spec/p2p.md#limits. The message limits are the protocol's: a
@@ -28,7 +28,7 @@ const (
 	ResponseBudget = 8 << 20
 	// MaxObjectBytes bounds one object (transcript, decision or fork proof)
 	// sent over sync.
-	MaxObjectBytes = max(ledger.MaxTranscriptBytes, ledger.MaxDecisionBytes, ledger.MaxForkProofBytes)
+	MaxObjectBytes = max(record.MaxTranscriptBytes, record.MaxDecisionBytes, record.MaxForkProofBytes)
 
 	// MaxBlocksPerRequest bounds the count of a blocks request and the
 	// blocks of its response.

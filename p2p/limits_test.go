@@ -20,6 +20,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // hold opens a sync stream and sends only a frame length: the responder
@@ -229,7 +230,7 @@ func TestPendingForkProofsAreBounded(t *testing.T) {
 	for i := range MaxPendingForkProofs + 20 {
 		// The store lacks Alice's chain: every proof waits for a backfill.
 		// (record trusts its caller to have verified the proof.)
-		p := &ledger.ForkProof{Format: ledger.ForkProofFormat, Validator: alice.Public(), Height: 3, A: []byte(fmt.Sprint("a", i)), B: []byte("b")}
+		p := &record.ForkProof{Format: record.ForkProofFormat, Validator: alice.Public(), Height: 3, A: []byte(fmt.Sprint("a", i)), B: []byte("b")}
 		n.proofs.record(p, false)
 		n.proofs.record(p, false) // the same proof again takes no room
 	}

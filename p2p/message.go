@@ -8,7 +8,7 @@ import (
 	"github.com/multiformats/go-multihash"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // BlocksTopic is the gossip topic of netuid's blocks.
@@ -54,7 +54,7 @@ func EncodeBlockMessage(block []byte, objects [][]byte) ([]byte, error) {
 // ReceivedBlock is a block message checked without the store: what a topic
 // validator leaves in pubsub.Message.ValidatorData.
 type ReceivedBlock struct {
-	*ledger.Block
+	*record.Block
 	CID cid.Cid
 	Raw []byte
 	// Objects maps each linked CID to its bytes; nil when the message
@@ -64,7 +64,7 @@ type ReceivedBlock struct {
 
 // Links returns the block's transcripts then decisions: the order of a
 // message's (and a sync response's) objects.
-func Links(b *ledger.Block) []cid.Cid {
+func Links(b *record.Block) []cid.Cid {
 	return append(b.TranscriptCIDs(), b.DecisionCIDs()...)
 }
 
@@ -80,7 +80,7 @@ func DecodeBlockMessage(data []byte) (*ReceivedBlock, error) {
 	if err := codec.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("block message: %w", err)
 	}
-	blk, err := ledger.DecodeBlock(m.Block)
+	blk, err := record.DecodeBlock(m.Block)
 	if err != nil {
 		return nil, fmt.Errorf("block message: %w", err)
 	}

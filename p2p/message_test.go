@@ -12,7 +12,8 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // testChain appends blocks of per transcripts (replies padded to pad bytes)
@@ -30,12 +31,12 @@ func testChain(t testing.TB, key *keys.Hotkey, blocks, per, pad int) *ledger.Sto
 	}
 	n := uint64(0)
 	for range blocks {
-		var ts []ledger.Transcript
+		var ts []record.Transcript
 		for range per {
-			ts = append(ts, ledgertest.Transcript(key.Public(), n, pad))
+			ts = append(ts, recordtest.Transcript(key.Public(), n, pad))
 			n++
 		}
-		if _, err := a.Append(context.Background(), ledgertest.Anchor(1), ts, nil); err != nil {
+		if _, err := a.Append(context.Background(), recordtest.Anchor(1), ts, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,7 +15,8 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestTwoNodesOverQUIC runs the whole path over QUIC only: binding
@@ -41,8 +42,8 @@ func TestTwoNodesOverQUIC(t *testing.T) {
 		t.Fatal(err)
 	}
 	add := func(first uint64) {
-		ts := []ledger.Transcript{ledgertest.Transcript(alice.Public(), first, 0), ledgertest.Transcript(alice.Public(), first+1, 0)}
-		if _, err := appender.Append(ctx, ledgertest.Anchor(1), ts, nil); err != nil {
+		ts := []record.Transcript{recordtest.Transcript(alice.Public(), first, 0), recordtest.Transcript(alice.Public(), first+1, 0)}
+		if _, err := appender.Append(ctx, recordtest.Anchor(1), ts, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/internal/golden"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 const vectorsFile = "p2p.json"
@@ -139,10 +139,10 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 	}
 
 	// A block of the same hotkey with two transcripts.
-	ts := []ledger.Transcript{ledgertest.Transcript(hot.Public(), 0, 0), ledgertest.Transcript(hot.Public(), 1, 0)}
+	ts := []record.Transcript{recordtest.Transcript(hot.Public(), 0, 0), recordtest.Transcript(hot.Public(), 1, 0)}
 	var objects [][]byte
 	var tcids []cid.Cid
-	hdr := ledger.Header{Format: ledger.BlockFormat, Validator: hot.Public(), TimeMS: 1_700_000_000_000, Anchor: ledgertest.Anchor(1)}
+	hdr := record.Header{Format: record.BlockFormat, Validator: hot.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(1)}
 	for _, tr := range ts {
 		raw, c, err := tr.Encode()
 		if err != nil {
@@ -153,12 +153,12 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 		hdr.Transcripts = append(hdr.Transcripts, codec.LinkTo(c))
 	}
 	hdr.Decisions = []codec.Link{}
-	hdr.Checkpoint = ledger.CheckpointOf(tcids)
+	hdr.Checkpoint = record.CheckpointOf(tcids)
 	bmsg, err := hdr.SigningBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	blk := ledger.Block{Header: hdr, Signature: signOrReuse(t, hot, bmsg, oldBlockSig(old))}
+	blk := record.Block{Header: hdr, Signature: signOrReuse(t, hot, bmsg, oldBlockSig(old))}
 	blockRaw, blockCID, err := codec.Encode(&blk)
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func oldBlockSig(old p2pVectors) string {
 	if err != nil {
 		return ""
 	}
-	b, err := ledger.DecodeBlock(raw)
+	b, err := record.DecodeBlock(raw)
 	if err != nil {
 		return ""
 	}

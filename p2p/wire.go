@@ -10,7 +10,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // SyncProtocol is the stream protocol of heads exchange and backfill.
@@ -152,8 +152,8 @@ func DecodeResponse(data []byte) (*Response, error) {
 			return nil, badMessage("%d blocks, max %d", n, MaxBlocksPerRequest)
 		}
 		for i, b := range r.Blocks.Blocks {
-			if len(b) > ledger.MaxBlockBytes {
-				return nil, badMessage("block %d has %d bytes, max %d", i, len(b), ledger.MaxBlockBytes)
+			if len(b) > record.MaxBlockBytes {
+				return nil, badMessage("block %d has %d bytes, max %d", i, len(b), record.MaxBlockBytes)
 			}
 		}
 		if err := checkObjects(r.Blocks.Objects); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/envs/registry"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/validator"
 	"github.com/affine-ledger/ledger/verify"
 )
@@ -96,7 +97,7 @@ func audit(t *testing.T, s *ledger.Store, v keys.PublicKey, want validator.Histo
 // replay re-executes a transcript: the recorded replies through a fresh
 // env give the recorded rewards, reward and reason, and the recorded
 // conversation.
-func replay(t *testing.T, tr *ledger.Transcript) {
+func replay(t *testing.T, tr *record.Transcript) {
 	t.Helper()
 	f, err := registry.ForID(tr.Challenge)
 	if err != nil {
@@ -129,7 +130,7 @@ func checkResult(t *testing.T, s *ledger.Store, v keys.PublicKey, r duel.Result)
 	if err := duel.Verify(r); err != nil {
 		t.Fatal(err)
 	}
-	d := ledger.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: ledger.Anchor{Number: r.Start.Number, Hash: ledger.Hash(r.Start.Hash)}}.ID()
+	d := record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID()
 	for _, e := range r.Envs {
 		for k, id := range e.Challenges {
 			want, err := challenge.Derive(r.Start.Hash, v, id.Env, id.Version, uint64(k))

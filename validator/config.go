@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/metrics"
 )
 
@@ -134,8 +135,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.BlockSize < 0 || c.BlockSize > ledger.MaxTranscriptsPerBlock {
-		return c, fmt.Errorf("%w: block size %d, want 1 to %d", ErrConfig, c.BlockSize, ledger.MaxTranscriptsPerBlock)
+	if c.BlockSize < 0 || c.BlockSize > record.MaxTranscriptsPerBlock {
+		return c, fmt.Errorf("%w: block size %d, want 1 to %d", ErrConfig, c.BlockSize, record.MaxTranscriptsPerBlock)
 	}
 	if c.BlockSize == 1 {
 		// A pair of transcripts is one request, never split across blocks.

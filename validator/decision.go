@@ -5,7 +5,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -15,10 +15,10 @@ import (
 // accepts (canonical, and every derived field equal to its
 // recomputation); one whose type is "reexec" must be an outcome record
 // vtrust.DecodeOutcome accepts; records of other types (future formats)
-// must pass ledger.CheckDecision. So a peer's block carrying a
+// must pass record.CheckDecision. So a peer's block carrying a
 // duel result that does not recompute is refused on Put.
 func CheckDecision(data []byte) error {
-	if err := ledger.CheckDecision(data); err != nil {
+	if err := record.CheckDecision(data); err != nil {
 		return err
 	}
 	typ, err := recordType(data)
@@ -39,7 +39,7 @@ func CheckDecision(data []byte) error {
 }
 
 // recordType returns a decision record's "type" field, "" if it has none
-// or is not a map. data must have passed ledger.CheckDecision.
+// or is not a map. data must have passed record.CheckDecision.
 func recordType(data []byte) (string, error) {
 	var v any
 	if err := codec.Unmarshal(data, &v); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/validator"
 	"github.com/affine-ledger/ledger/vtrust"
 )
@@ -93,7 +94,7 @@ func TestCheckDecision(t *testing.T) {
 	if err := validator.CheckDecision(ob); err != nil {
 		t.Fatalf("a valid outcome: %v", err)
 	}
-	if err := validator.CheckDecision([]byte{0xff}); !errors.Is(err, ledger.ErrMalformed) {
+	if err := validator.CheckDecision([]byte{0xff}); !errors.Is(err, record.ErrMalformed) {
 		t.Fatalf("garbage: %v", err)
 	}
 	if err := validator.CheckDecision([]byte{0xf9, 0x3c, 0x00}); err == nil {
@@ -114,12 +115,12 @@ func TestStoreRefusesBadDuelResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := ledger.Header{
-		Format: ledger.BlockFormat, Validator: k.Public(), TimeMS: 1,
+	h := record.Header{
+		Format: record.BlockFormat, Validator: k.Public(), TimeMS: 1,
 		Transcripts: []codec.Link{}, Decisions: []codec.Link{codec.LinkTo(codec.Sum(bad))},
-		Checkpoint: ledger.CheckpointOf(nil),
+		Checkpoint: record.CheckpointOf(nil),
 	}
-	_, raw, _, err := ledger.Sign(h, k)
+	_, raw, _, err := record.Sign(h, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestStoreRefusesBadDuelResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Decisions = []codec.Link{codec.LinkTo(codec.Sum(good))}
-	if _, raw, _, err = ledger.Sign(h, k); err != nil {
+	if _, raw, _, err = record.Sign(h, k); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Put(raw, map[cid.Cid][]byte{codec.Sum(good): good}); err != nil {

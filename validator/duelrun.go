@@ -13,13 +13,14 @@ import (
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // sideRun is one miner of a running duel.
 type sideRun struct {
 	miner chain.Contender
 	side  duel.Side
-	rec   ledger.Miner
+	rec   record.Miner
 	ep    inference.Endpoint
 }
 
@@ -56,8 +57,8 @@ type answer struct {
 // run is one duel in progress.
 type run struct {
 	v           *Validator
-	id          ledger.DuelID
-	start       ledger.Anchor
+	id          record.DuelID
+	start       record.Anchor
 	ratio       uint32
 	frontier    duel.Frontier
 	champ, cont sideRun
@@ -118,7 +119,7 @@ func (v *Validator) newRun(ctx context.Context, champion, contender chain.Conten
 			return nil, err
 		}
 		r.start = a
-		r.id = ledger.Duel{Champion: champion.Hotkey, Contender: contender.Hotkey, Start: a}.ID()
+		r.id = record.Duel{Champion: champion.Hotkey, Contender: contender.Hotkey, Start: a}.ID()
 	}
 	if frontier != nil {
 		r.frontier = *frontier
@@ -146,10 +147,10 @@ func (v *Validator) newRun(ctx context.Context, champion, contender chain.Conten
 // epoch driver) passes over it. So the start is the chain head if the
 // chain already records it or a newer one, which then becomes the start;
 // else an empty block records it first, or the newer anchor its block took.
-func (v *Validator) startAnchor(ctx context.Context) (ledger.Anchor, error) {
+func (v *Validator) startAnchor(ctx context.Context) (record.Anchor, error) {
 	a, err := v.anchor(ctx)
 	if err != nil {
-		return ledger.Anchor{}, err
+		return record.Anchor{}, err
 	}
 	h, err := v.cfg.Store.Head(v.pub)
 	switch {
@@ -160,16 +161,16 @@ func (v *Validator) startAnchor(ctx context.Context) (ledger.Anchor, error) {
 		rc, err := v.app.Append(ctx, a, nil, nil)
 		v.cfg.Metrics.Appended(0, time.Since(began), err)
 		if err != nil {
-			return ledger.Anchor{}, fmt.Errorf("record the start anchor %d: %w", a.Number, err)
+			return record.Anchor{}, fmt.Errorf("record the start anchor %d: %w", a.Number, err)
 		}
 		v.notify(rc)
 		b, err := v.cfg.Store.Block(rc.Block.CID)
 		if err != nil {
-			return ledger.Anchor{}, fmt.Errorf("record the start anchor %d: %w", a.Number, err)
+			return record.Anchor{}, fmt.Errorf("record the start anchor %d: %w", a.Number, err)
 		}
 		a = b.Anchor
 	default:
-		return ledger.Anchor{}, fmt.Errorf("duel start: %w", err)
+		return record.Anchor{}, fmt.Errorf("duel start: %w", err)
 	}
 	v.stateMu.Lock()
 	v.lastStart = max(v.lastStart, a.Number)
@@ -188,8 +189,8 @@ func (r *run) abandoned(p *unfinished, reason string) {
 
 // seed is what the duel's challenge counter of an env is derived from: its
 // start and the counter. Transcripts record it.
-func (r *run) seed(counter uint64) ledger.Seed {
-	return ledger.Seed{Anchor: r.start, Counter: counter}
+func (r *run) seed(counter uint64) record.Seed {
+	return record.Seed{Anchor: r.start, Counter: counter}
 }
 
 // run plays the duel to its decision, records the result and moves the
@@ -233,7 +234,7 @@ func (r *run) run(ctx context.Context) (duel.Result, error) {
 	// was cast (spec/vtrust.md), whatever the duel's length.
 	anchor := r.start
 	if b, err := r.v.cfg.Chain.Head(ctx); err == nil && b.Number > anchor.Number {
-		anchor = ledger.Anchor{Number: b.Number, Hash: ledger.Hash(b.Hash)}
+		anchor = record.Anchor{Number: b.Number, Hash: record.Hash(b.Hash)}
 	}
 	began := time.Now()
 	rc, err := r.v.app.Append(ctx, anchor, nil, [][]byte{raw})
@@ -383,7 +384,7 @@ func (r *run) answer(ctx context.Context, e *envRun, counter uint64) answer {
 		return a
 	}
 	a.id = id
-	var ts [2]ledger.Transcript
+	var ts [2]record.Transcript
 	var errs [2]error
 	var wg sync.WaitGroup
 	for i, s := range []*sideRun{&r.champ, &r.cont} {
@@ -412,7 +413,7 @@ func (r *run) answer(ctx context.Context, e *envRun, counter uint64) answer {
 	case ctx.Err() != nil:
 		a.canceled = true
 		return a
-	case errors.Is(err, ledger.ErrMalformed):
+	case errors.Is(err, record.ErrMalformed):
 		a.skipped = true
 		return a
 	default:

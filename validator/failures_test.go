@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/inference"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Miners that are slow, fail with HTTP errors, send garbage or hang lose
@@ -87,7 +87,7 @@ func TestFailingMinersLoseAndLoopGoesOn(t *testing.T) {
 	audit(t, s, n.key.Public(), h)
 }
 
-func checkFailed(t *testing.T, name string, tr *ledger.Transcript, status uint16, word string) {
+func checkFailed(t *testing.T, name string, tr *record.Transcript, status uint16, word string) {
 	t.Helper()
 	if tr.Error == "" || !strings.Contains(tr.Error, word) || tr.Reward != 0 || tr.HTTPStatus != status || tr.Attempts != 1 || tr.Usage != nil {
 		t.Fatalf("%s: transcript of %s: error %q, reward %d, status %d, attempts %d, usage %v", name, tr.Challenge, tr.Error, tr.Reward, tr.HTTPStatus, tr.Attempts, tr.Usage)
@@ -95,7 +95,7 @@ func checkFailed(t *testing.T, name string, tr *ledger.Transcript, status uint16
 	if tr.Miner.Model != "test/"+name || tr.Miner.Revision != "r1" || len(tr.Miner.ModelHash) != 32 || !strings.HasPrefix(tr.Miner.Endpoint, "http://127.0.0.1:") {
 		t.Fatalf("%s: miner identity %+v", name, tr.Miner)
 	}
-	if tr.StartedMS <= 0 || tr.FinishedMS < tr.StartedMS || tr.Invocation == (ledger.InvocationID{}) {
+	if tr.StartedMS <= 0 || tr.FinishedMS < tr.StartedMS || tr.Invocation == (record.InvocationID{}) {
 		t.Fatalf("%s: times %d..%d, invocation %s", name, tr.StartedMS, tr.FinishedMS, tr.Invocation)
 	}
 }

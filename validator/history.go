@@ -11,12 +11,13 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Entry is one duel result of a validator's ledger: where it is, what it
 // says, and the frontier (champion and ratio to beat) after it.
 type Entry struct {
-	Block  ledger.BlockRef `json:"block"`
+	Block  record.BlockRef `json:"block"`
 	Record cid.Cid         `json:"record"`
 	// Index is the record's position in the block's decisions.
 	Index      int         `json:"index"`
@@ -37,7 +38,7 @@ type Entry struct {
 }
 
 // ID returns the duel ID of the entry's duel.
-func (e Entry) ID() ledger.DuelID { return duelID(e.Champion, e.Contender, e.Start) }
+func (e Entry) ID() record.DuelID { return duelID(e.Champion, e.Contender, e.Start) }
 
 // History is what a validator's ledger says about its duels: every duel
 // result in ledger order (block height, then position in the block) and
@@ -122,7 +123,7 @@ func readResult(s *ledger.Store, c cid.Cid) (duel.Result, bool, error) {
 
 // add folds one result (spec/duel.md, "Auditing it", with the reign rule
 // of spec/validator.md).
-func (h *History) add(block ledger.BlockRef, c cid.Cid, index int, r duel.Result) error {
+func (h *History) add(block record.BlockRef, c cid.Cid, index int, r duel.Result) error {
 	e := Entry{
 		Block: block, Record: c, Index: index,
 		Start: r.Start, Champion: r.Champion, Contender: r.Contender,
@@ -178,6 +179,6 @@ func sameSide(a, b duel.Side) bool {
 }
 
 // duelID is the ledger's duel ID of a duel between two sides from start.
-func duelID(champion, contender duel.Side, start duel.Anchor) ledger.DuelID {
-	return ledger.Duel{Champion: champion.Hotkey, Contender: contender.Hotkey, Start: ledger.Anchor{Number: start.Number, Hash: ledger.Hash(start.Hash)}}.ID()
+func duelID(champion, contender duel.Side, start duel.Anchor) record.DuelID {
+	return record.Duel{Champion: champion.Hotkey, Contender: contender.Hotkey, Start: record.Anchor{Number: start.Number, Hash: record.Hash(start.Hash)}}.ID()
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/affine-ledger/ledger/envs/registry"
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/miner"
 	"github.com/affine-ledger/ledger/miner/minertest"
 )
@@ -192,9 +192,9 @@ func TestHostileMinersLoseAndLoopGoesOn(t *testing.T) {
 // seeded returns the challenge of env's counter-th draw at a fixed anchor
 // for validator keys.PublicKey{1}, with the seed record a transcript of it
 // carries.
-func seeded(t *testing.T, f envs.Factory, counter uint64) (challenge.ID, *ledger.Seed) {
+func seeded(t *testing.T, f envs.Factory, counter uint64) (challenge.ID, *record.Seed) {
 	t.Helper()
-	s := &ledger.Seed{Anchor: ledger.Anchor{Number: 7, Hash: ledger.Hash{7}}, Counter: counter}
+	s := &record.Seed{Anchor: record.Anchor{Number: 7, Hash: record.Hash{7}}, Counter: counter}
 	spec := f.Spec()
 	id, err := s.Derive(keys.PublicKey{1}, spec.Name, spec.Version)
 	if err != nil {
@@ -205,17 +205,17 @@ func seeded(t *testing.T, f envs.Factory, counter uint64) (challenge.ID, *ledger
 
 // transcriptBound is the size bound of spec/limits.md for a transcript of
 // an env of maxTurns turns: its observations, maxTurns answers of at most
-// envs.MaxAnswerBytes, four text fields of at most ledger.MaxTextField,
+// envs.MaxAnswerBytes, four text fields of at most record.MaxTextField,
 // a model hash, and 1 KiB for the keys, the fixed-size fields and the
 // framing of each message.
-func transcriptBound(tr ledger.Transcript, maxTurns int) int {
+func transcriptBound(tr record.Transcript, maxTurns int) int {
 	obs := 0
 	for _, m := range tr.Conversation {
 		if m.Role != envs.RoleAssistant {
 			obs += len(m.Role) + len(m.Content) + 16
 		}
 	}
-	return obs + maxTurns*(envs.MaxAnswerBytes+16) + 5*ledger.MaxTextField + ledger.MaxModelHash + 1024
+	return obs + maxTurns*(envs.MaxAnswerBytes+16) + 5*record.MaxTextField + record.MaxModelHash + 1024
 }
 
 // With answers capped at envs.MaxAnswerBytes, the longest transcript any
@@ -242,12 +242,12 @@ func TestLongestTranscriptsFitTheLedger(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", id, err)
 			}
-			tr := ledger.Transcript{
-				Format: ledger.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version, Seed: seed,
-				Validator: keys.PublicKey{1}, Miner: ledger.Miner{Hotkey: keys.PublicKey{2}, ModelHash: make([]byte, ledger.MaxModelHash),
-					Model: strings.Repeat("m", ledger.MaxTextField), Revision: strings.Repeat("r", ledger.MaxTextField), Endpoint: strings.Repeat("e", ledger.MaxTextField)},
-				Invocation: ledger.InvocationID{3}, Conversation: ep.Messages, TurnRewards: make([]int64, len(ep.Rewards)),
-				Reason: ep.Reason, Error: strings.Repeat("x", ledger.MaxTextField), Usage: &ledger.Usage{},
+			tr := record.Transcript{
+				Format: record.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version, Seed: seed,
+				Validator: keys.PublicKey{1}, Miner: record.Miner{Hotkey: keys.PublicKey{2}, ModelHash: make([]byte, record.MaxModelHash),
+					Model: strings.Repeat("m", record.MaxTextField), Revision: strings.Repeat("r", record.MaxTextField), Endpoint: strings.Repeat("e", record.MaxTextField)},
+				Invocation: record.InvocationID{3}, Conversation: ep.Messages, TurnRewards: make([]int64, len(ep.Rewards)),
+				Reason: ep.Reason, Error: strings.Repeat("x", record.MaxTextField), Usage: &record.Usage{},
 			}
 			raw, _, err := tr.Encode()
 			if err != nil {
@@ -258,7 +258,7 @@ func TestLongestTranscriptsFitTheLedger(t *testing.T) {
 			}
 			worst = max(worst, len(raw))
 		}
-		t.Logf("%s v%d: longest transcript with capped answers %d bytes (ledger max %d)", spec.Name, spec.Version, worst, ledger.MaxTranscriptBytes)
+		t.Logf("%s v%d: longest transcript with capped answers %d bytes (ledger max %d)", spec.Name, spec.Version, worst, record.MaxTranscriptBytes)
 	}
 }
 
@@ -271,10 +271,10 @@ func TestTranscriptLimitsAtTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, seed := seeded(t, mult8, 0)
-	base := func() ledger.Transcript {
-		return ledger.Transcript{
-			Format: ledger.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version, Seed: seed,
-			Validator: keys.PublicKey{1}, Miner: ledger.Miner{Hotkey: keys.PublicKey{2}}, Invocation: ledger.InvocationID{3},
+	base := func() record.Transcript {
+		return record.Transcript{
+			Format: record.TranscriptFormat, Challenge: id, Env: id.Env, EnvVersion: id.Version, Seed: seed,
+			Validator: keys.PublicKey{1}, Miner: record.Miner{Hotkey: keys.PublicKey{2}}, Invocation: record.InvocationID{3},
 			Conversation: []envs.Message{{Role: envs.RoleUser, Content: "q"}},
 		}
 	}
@@ -285,23 +285,23 @@ func TestTranscriptLimitsAtTheBound(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		bound int
-		set   func(tr *ledger.Transcript, n int)
+		set   func(tr *record.Transcript, n int)
 	}{
-		{"messages", ledger.MaxMessages, func(tr *ledger.Transcript, n int) {
+		{"messages", record.MaxMessages, func(tr *record.Transcript, n int) {
 			tr.Conversation = make([]envs.Message, n)
 			for i := range tr.Conversation {
 				tr.Conversation[i] = envs.Message{Role: envs.RoleAssistant, Content: "a"}
 			}
 		}},
-		{"conversation bytes", ledger.MaxConversationBytes, func(tr *ledger.Transcript, n int) { tr.Conversation = conversationOf(n) }},
-		{"turn rewards", ledger.MaxTurnRewards, func(tr *ledger.Transcript, n int) { tr.TurnRewards = make([]int64, n) }},
-		{"reason", ledger.MaxTextField, func(tr *ledger.Transcript, n int) { tr.Reason = strings.Repeat("r", n) }},
-		{"error", ledger.MaxTextField, func(tr *ledger.Transcript, n int) { tr.Error = strings.Repeat("e", n) }},
-		{"model", ledger.MaxTextField, func(tr *ledger.Transcript, n int) { tr.Miner.Model = strings.Repeat("m", n) }},
-		{"revision", ledger.MaxTextField, func(tr *ledger.Transcript, n int) { tr.Miner.Revision = strings.Repeat("v", n) }},
-		{"endpoint", ledger.MaxTextField, func(tr *ledger.Transcript, n int) { tr.Miner.Endpoint = strings.Repeat("h", n) }},
-		{"model hash", ledger.MaxModelHash, func(tr *ledger.Transcript, n int) { tr.Miner.ModelHash = make([]byte, n) }},
-		{"role", ledger.MaxRoleBytes, func(tr *ledger.Transcript, n int) {
+		{"conversation bytes", record.MaxConversationBytes, func(tr *record.Transcript, n int) { tr.Conversation = conversationOf(n) }},
+		{"turn rewards", record.MaxTurnRewards, func(tr *record.Transcript, n int) { tr.TurnRewards = make([]int64, n) }},
+		{"reason", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Reason = strings.Repeat("r", n) }},
+		{"error", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Error = strings.Repeat("e", n) }},
+		{"model", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Miner.Model = strings.Repeat("m", n) }},
+		{"revision", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Miner.Revision = strings.Repeat("v", n) }},
+		{"endpoint", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Miner.Endpoint = strings.Repeat("h", n) }},
+		{"model hash", record.MaxModelHash, func(tr *record.Transcript, n int) { tr.Miner.ModelHash = make([]byte, n) }},
+		{"role", record.MaxRoleBytes, func(tr *record.Transcript, n int) {
 			tr.Conversation = []envs.Message{{Role: strings.Repeat("r", n), Content: "x"}}
 		}},
 	} {
@@ -313,22 +313,22 @@ func TestTranscriptLimitsAtTheBound(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s at the bound %d: %v", c.name, n, err)
 				}
-				if back, err := ledger.DecodeTranscript(raw); err != nil || len(back.Conversation) != len(tr.Conversation) {
+				if back, err := record.DecodeTranscript(raw); err != nil || len(back.Conversation) != len(tr.Conversation) {
 					t.Fatalf("%s at the bound %d does not decode: %v", c.name, n, err)
 				}
 				continue
 			}
-			if !errors.Is(err, ledger.ErrMalformed) {
+			if !errors.Is(err, record.ErrMalformed) {
 				t.Fatalf("%s one past the bound (%d): %v", c.name, n, err)
 			}
 		}
 	}
 	// The encoded size is checked before parsing: at the bound the parser
 	// sees the bytes (and finds them not CBOR), one past it does not.
-	for _, n := range []int{ledger.MaxTranscriptBytes, ledger.MaxTranscriptBytes + 1} {
-		_, err := ledger.DecodeTranscript(bytes.Repeat([]byte{0xff}, n))
-		sizeError := err != nil && strings.Contains(err.Error(), fmt.Sprintf("%d bytes, max %d", n, ledger.MaxTranscriptBytes))
-		if !errors.Is(err, ledger.ErrMalformed) || sizeError != (n > ledger.MaxTranscriptBytes) {
+	for _, n := range []int{record.MaxTranscriptBytes, record.MaxTranscriptBytes + 1} {
+		_, err := record.DecodeTranscript(bytes.Repeat([]byte{0xff}, n))
+		sizeError := err != nil && strings.Contains(err.Error(), fmt.Sprintf("%d bytes, max %d", n, record.MaxTranscriptBytes))
+		if !errors.Is(err, record.ErrMalformed) || sizeError != (n > record.MaxTranscriptBytes) {
 			t.Fatalf("transcript of %d bytes: %v", n, err)
 		}
 	}

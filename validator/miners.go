@@ -7,7 +7,7 @@ import (
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // A miner's model identity is its commitment's Identity (spec/chain.md):
@@ -22,13 +22,13 @@ func Side(m chain.Contender) duel.Side {
 }
 
 // ledgerMiner is m as a transcript records it.
-func ledgerMiner(m chain.Contender) ledger.Miner {
+func ledgerMiner(m chain.Contender) record.Miner {
 	id := m.Commitment.Identity()
 	where := m.Commitment.Endpoint
 	if m.Commitment.Chute != "" {
 		where = m.Commitment.Chute
 	}
-	return ledger.Miner{
+	return record.Miner{
 		Hotkey: m.Hotkey, UID: m.UID,
 		Model: m.Commitment.Model, Revision: m.Commitment.Revision,
 		ModelHash: id[:], Endpoint: where,

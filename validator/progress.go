@@ -5,7 +5,7 @@ import (
 
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/metrics"
 )
 
@@ -31,8 +31,8 @@ const (
 // Progress is one step of a duel, for displays (the devnet's) and logs.
 type Progress struct {
 	Stage     Stage          `json:"stage"`
-	Duel      ledger.DuelID  `json:"duel"`
-	Start     ledger.Anchor  `json:"start"`
+	Duel      record.DuelID  `json:"duel"`
+	Start     record.Anchor  `json:"start"`
 	Champion  keys.PublicKey `json:"champion"`
 	Contender keys.PublicKey `json:"contender"`
 	RatioPPM  uint32         `json:"ratio_ppm"`

@@ -7,13 +7,14 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // unfinished is a duel whose transcripts are in the ledger but whose
 // result is not.
 type unfinished struct {
-	id                  ledger.DuelID
-	start               ledger.Anchor
+	id                  record.DuelID
+	start               record.Anchor
 	champion, contender duel.Side
 }
 
@@ -29,15 +30,15 @@ func findUnfinished(s *ledger.Store, v keys.PublicKey, h *History) (*unfinished,
 		return nil, nil
 	}
 	var from uint64
-	var done ledger.DuelID
+	var done record.DuelID
 	if last, ok := h.Last(); ok {
 		from, done = last.Block.Height, last.ID()
 	}
 	type seen struct {
-		miners  []ledger.Miner
-		anchors []ledger.Anchor
+		miners  []record.Miner
+		anchors []record.Anchor
 	}
-	var lastID ledger.DuelID
+	var lastID record.DuelID
 	var cur *seen
 	for b, err := range s.Blocks(v, from) {
 		if err != nil {
@@ -68,7 +69,7 @@ func findUnfinished(s *ledger.Store, v keys.PublicKey, h *History) (*unfinished,
 	for _, a := range cur.anchors {
 		for _, order := range [2][2]int{{0, 1}, {1, 0}} {
 			ch, co := cur.miners[order[0]], cur.miners[order[1]]
-			if (ledger.Duel{Champion: ch.Hotkey, Contender: co.Hotkey, Start: a}).ID() == lastID {
+			if (record.Duel{Champion: ch.Hotkey, Contender: co.Hotkey, Start: a}).ID() == lastID {
 				return &unfinished{
 					id:        lastID,
 					start:     a,
@@ -81,7 +82,7 @@ func findUnfinished(s *ledger.Store, v keys.PublicKey, h *History) (*unfinished,
 	return nil, nil
 }
 
-func containsMiner(ms []ledger.Miner, k keys.PublicKey) bool {
+func containsMiner(ms []record.Miner, k keys.PublicKey) bool {
 	for _, m := range ms {
 		if m.Hotkey == k {
 			return true
@@ -90,7 +91,7 @@ func containsMiner(ms []ledger.Miner, k keys.PublicKey) bool {
 	return false
 }
 
-func containsAnchor(as []ledger.Anchor, a ledger.Anchor) bool {
+func containsAnchor(as []record.Anchor, a record.Anchor) bool {
 	for _, x := range as {
 		if x == a {
 			return true
@@ -112,7 +113,7 @@ func (e errAbandon) Error() string { return "cannot resume: " + e.reason }
 // a challenge with one side only means the duel was not this loop's as
 // configured now: errAbandon.
 func loadStored(s *ledger.Store, v keys.PublicKey, u *unfinished, envs []*envRun, maxCounter uint64) (int, error) {
-	type pair struct{ champion, contender *ledger.Transcript }
+	type pair struct{ champion, contender *record.Transcript }
 	pairs := map[challenge.ID]*pair{}
 	for ref, err := range s.TranscriptsByDuel(u.id) {
 		if err != nil {

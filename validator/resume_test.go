@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/duel"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/validator"
 )
 
@@ -44,7 +44,7 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := head.Checkpoint.Size
-	var duelID ledger.DuelID
+	var duelID record.DuelID
 	for ref, err := range s.Leaves(n.key.Public(), 0) {
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/duel"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Another writer of the validator's chain (a node's epoch driver) has
@@ -30,7 +30,7 @@ func TestDuelStartsAtARecordedAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ahead := ledger.Anchor{Number: head.Number + 50, Hash: sha256.Sum256([]byte("the epoch driver's head"))}
+	ahead := record.Anchor{Number: head.Number + 50, Hash: sha256.Sum256([]byte("the epoch driver's head"))}
 	if _, err := app.Append(context.Background(), ahead, nil, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // errCanceled marks an episode abandoned because its context ended: it is
@@ -23,15 +23,15 @@ var errCanceled = errors.New("episode abandoned")
 
 // play runs challenge id of env f, derived from seed, against one miner
 // and records it.
-func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id challenge.ID, seed ledger.Seed, d ledger.DuelID) (ledger.Transcript, error) {
+func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id challenge.ID, seed record.Seed, d record.DuelID) (record.Transcript, error) {
 	started := v.cfg.Now()
 	rec, err := inference.Play(ctx, v.cfg.Client, s.ep, f, id)
 	finished := v.cfg.Now()
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, inference.ErrCanceled) {
-			return ledger.Transcript{}, fmt.Errorf("%w: %w", errCanceled, err)
+			return record.Transcript{}, fmt.Errorf("%w: %w", errCanceled, err)
 		}
-		return ledger.Transcript{}, fmt.Errorf("miner %s: %w", s.miner.Hotkey.Short(), err)
+		return record.Transcript{}, fmt.Errorf("miner %s: %w", s.miner.Hotkey.Short(), err)
 	}
 	for _, c := range rec.Calls {
 		if c.ErrorKind != "" {
@@ -44,9 +44,9 @@ func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id cha
 // newTranscript records an episode (spec/validator.md, "Transcripts"): the
 // conversation and rewards as played, and how the calls went, summed over
 // the episode's calls. seed is what rec.ID was derived from.
-func newTranscript(validator keys.PublicKey, m ledger.Miner, d ledger.DuelID, seed ledger.Seed, rec inference.EpisodeRecord, started, finished time.Time) ledger.Transcript {
-	t := ledger.Transcript{
-		Format:       ledger.TranscriptFormat,
+func newTranscript(validator keys.PublicKey, m record.Miner, d record.DuelID, seed record.Seed, rec inference.EpisodeRecord, started, finished time.Time) record.Transcript {
+	t := record.Transcript{
+		Format:       record.TranscriptFormat,
 		Challenge:    rec.ID,
 		Env:          rec.ID.Env,
 		EnvVersion:   rec.ID.Version,
@@ -54,12 +54,12 @@ func newTranscript(validator keys.PublicKey, m ledger.Miner, d ledger.DuelID, se
 		Seed:         &seed,
 		Miner:        m,
 		Duel:         d,
-		Invocation:   ledger.NewInvocationID(),
+		Invocation:   record.NewInvocationID(),
 		Conversation: rec.Messages,
 		TurnRewards:  make([]int64, len(rec.Rewards)),
 		Reward:       int64(rec.Reward),
 		Reason:       rec.Reason,
-		Error:        clipText(rec.Error, ledger.MaxTextField),
+		Error:        clipText(rec.Error, record.MaxTextField),
 		StartedMS:    max(started.UnixMilli(), 0),
 	}
 	t.FinishedMS = max(finished.UnixMilli(), t.StartedMS)
@@ -81,7 +81,7 @@ func newTranscript(validator keys.PublicKey, m ledger.Miner, d ledger.DuelID, se
 	// The client cannot tell a usage of zero tokens from none reported;
 	// a reply that counted nothing is recorded as reporting none.
 	if prompt > 0 || completion > 0 {
-		t.Usage = &ledger.Usage{PromptTokens: uint64(prompt), CompletionTokens: uint64(completion)}
+		t.Usage = &record.Usage{PromptTokens: uint64(prompt), CompletionTokens: uint64(completion)}
 	}
 	return t
 }

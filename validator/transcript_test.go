@@ -9,13 +9,13 @@ import (
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Every field of a transcript comes from the episode, its calls, the
 // miner's commitment and the duel.
 func TestNewTranscriptFillsEveryField(t *testing.T) {
-	seed := ledger.Seed{Anchor: ledger.Anchor{Number: 812, Hash: ledger.Hash{1}}, Counter: 7}
+	seed := record.Seed{Anchor: record.Anchor{Number: 812, Hash: record.Hash{1}}, Counter: 7}
 	id, err := seed.Derive(keys.PublicKey{9}, "tictactoe", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -37,8 +37,8 @@ func TestNewTranscriptFillsEveryField(t *testing.T) {
 		Error: "miner x: attempt 3/3: HTTP 503 " + strings.Repeat("é", 3000),
 	}
 	v := keys.PublicKey{9}
-	m := ledger.Miner{Hotkey: keys.PublicKey{3}, UID: 4, Model: "org/m", Revision: "r1", ModelHash: make([]byte, 32), Endpoint: "http://127.0.0.1:9/v1"}
-	d := ledger.DuelID{5}
+	m := record.Miner{Hotkey: keys.PublicKey{3}, UID: 4, Model: "org/m", Revision: "r1", ModelHash: make([]byte, 32), Endpoint: "http://127.0.0.1:9/v1"}
+	d := record.DuelID{5}
 	started := time.UnixMilli(1_700_000_000_000)
 	tr := newTranscript(v, m, d, seed, rec, started, started.Add(250*time.Millisecond))
 	if err := tr.Check(); err != nil {
@@ -50,7 +50,7 @@ func TestNewTranscriptFillsEveryField(t *testing.T) {
 	switch {
 	case tr.Challenge != id || tr.Env != "tictactoe" || tr.EnvVersion != 1:
 		t.Fatalf("challenge %s env %s v%d", tr.Challenge, tr.Env, tr.EnvVersion)
-	case tr.Format != ledger.TranscriptFormat || tr.Seed == nil || *tr.Seed != seed:
+	case tr.Format != record.TranscriptFormat || tr.Seed == nil || *tr.Seed != seed:
 		t.Fatalf("format %d seed %+v, want %+v", tr.Format, tr.Seed, seed)
 	case tr.Validator != v || tr.Miner.Hotkey != m.Hotkey || tr.Miner.UID != 4 || tr.Duel != d:
 		t.Fatalf("identity: %+v", tr)
@@ -64,9 +64,9 @@ func TestNewTranscriptFillsEveryField(t *testing.T) {
 		t.Fatalf("usage %+v", tr.Usage)
 	case tr.StartedMS != 1_700_000_000_000 || tr.FinishedMS != 1_700_000_000_250:
 		t.Fatalf("times %d..%d", tr.StartedMS, tr.FinishedMS)
-	case tr.Invocation == (ledger.InvocationID{}):
+	case tr.Invocation == (record.InvocationID{}):
 		t.Fatal("no invocation ID")
-	case len(tr.Error) > ledger.MaxTextField || !utf8.ValidString(tr.Error) || !strings.HasPrefix(tr.Error, "miner x: attempt 3/3"):
+	case len(tr.Error) > record.MaxTextField || !utf8.ValidString(tr.Error) || !strings.HasPrefix(tr.Error, "miner x: attempt 3/3"):
 		t.Fatalf("error of %d bytes, valid %v", len(tr.Error), utf8.ValidString(tr.Error))
 	}
 	again := newTranscript(v, m, d, seed, rec, started, started)

@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Errors of RunDuel.
@@ -217,7 +218,7 @@ func (v *Validator) frontierFor(ctx context.Context, champion chain.Contender) (
 
 // anchor waits for a chain head after the last duel's start and returns
 // it.
-func (v *Validator) anchor(ctx context.Context) (ledger.Anchor, error) {
+func (v *Validator) anchor(ctx context.Context) (record.Anchor, error) {
 	for {
 		b, err := v.cfg.Chain.Head(ctx)
 		if err == nil {
@@ -228,11 +229,11 @@ func (v *Validator) anchor(ctx context.Context) (ledger.Anchor, error) {
 			}
 			v.stateMu.Unlock()
 			if fresh {
-				return ledger.Anchor{Number: b.Number, Hash: ledger.Hash(b.Hash)}, nil
+				return record.Anchor{Number: b.Number, Hash: record.Hash(b.Hash)}, nil
 			}
 		}
 		if err := sleep(ctx, min(v.cfg.Poll, 100*time.Millisecond)); err != nil {
-			return ledger.Anchor{}, err
+			return record.Anchor{}, err
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // AnchorSet remembers the chain anchors each validator's blocks recorded:
@@ -17,37 +18,37 @@ import (
 // and for any other the verifier keeps it in memory.
 type AnchorSet interface {
 	// AddAnchor records that a block of v's chain records a.
-	AddAnchor(v keys.PublicKey, a ledger.Anchor) error
+	AddAnchor(v keys.PublicKey, a record.Anchor) error
 	// HasAnchor reports whether AddAnchor(v, a) was called.
-	HasAnchor(v keys.PublicKey, a ledger.Anchor) (bool, error)
+	HasAnchor(v keys.PublicKey, a record.Anchor) (bool, error)
 }
 
 // anchorKey is v || BE64 number || hash: 72 bytes, where a challenge's
 // key (appendSetKey) is at least 64 + 36, so the two share a set safely.
-func anchorKey(v keys.PublicKey, a ledger.Anchor) []byte {
+func anchorKey(v keys.PublicKey, a record.Anchor) []byte {
 	return appendAnchorKey(make([]byte, 0, 72), v, a)
 }
 
-func appendAnchorKey(k []byte, v keys.PublicKey, a ledger.Anchor) []byte {
+func appendAnchorKey(k []byte, v keys.PublicKey, a record.Anchor) []byte {
 	k = append(k, v[:]...)
 	k = binary.BigEndian.AppendUint64(k, a.Number)
 	return append(k, a.Hash[:]...)
 }
 
 // AddAnchor implements AnchorSet.
-func (m MemSet) AddAnchor(v keys.PublicKey, a ledger.Anchor) error {
+func (m MemSet) AddAnchor(v keys.PublicKey, a record.Anchor) error {
 	m[string(anchorKey(v, a))] = Location{}
 	return nil
 }
 
 // HasAnchor implements AnchorSet.
-func (m MemSet) HasAnchor(v keys.PublicKey, a ledger.Anchor) (bool, error) {
+func (m MemSet) HasAnchor(v keys.PublicKey, a record.Anchor) (bool, error) {
 	_, ok := m[string(anchorKey(v, a))]
 	return ok, nil
 }
 
 // AddAnchor implements AnchorSet.
-func (d *DiskSet) AddAnchor(v keys.PublicKey, a ledger.Anchor) error {
+func (d *DiskSet) AddAnchor(v keys.PublicKey, a record.Anchor) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	_, _, err := d.add(appendAnchorKey(d.key[:0], v, a), Location{})
@@ -55,7 +56,7 @@ func (d *DiskSet) AddAnchor(v keys.PublicKey, a ledger.Anchor) error {
 }
 
 // HasAnchor implements AnchorSet.
-func (d *DiskSet) HasAnchor(v keys.PublicKey, a ledger.Anchor) (bool, error) {
+func (d *DiskSet) HasAnchor(v keys.PublicKey, a record.Anchor) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	k := appendAnchorKey(d.key[:0], v, a)
@@ -66,12 +67,12 @@ func (d *DiskSet) HasAnchor(v keys.PublicKey, a ledger.Anchor) (bool, error) {
 // memAnchors is the AnchorSet of a verifier whose ChallengeSet is none.
 type memAnchors map[string]struct{}
 
-func (m memAnchors) AddAnchor(v keys.PublicKey, a ledger.Anchor) error {
+func (m memAnchors) AddAnchor(v keys.PublicKey, a record.Anchor) error {
 	m[string(anchorKey(v, a))] = struct{}{}
 	return nil
 }
 
-func (m memAnchors) HasAnchor(v keys.PublicKey, a ledger.Anchor) (bool, error) {
+func (m memAnchors) HasAnchor(v keys.PublicKey, a record.Anchor) (bool, error) {
 	_, ok := m[string(anchorKey(v, a))]
 	return ok, nil
 }
@@ -82,8 +83,8 @@ func (m memAnchors) HasAnchor(v keys.PublicKey, a ledger.Anchor) (bool, error) {
 // number and a scan the others at that number (as many as the validator
 // made while the chain stood at one block). The blocks are the store's,
 // not verified: as the rest of the state before height (spec/verify.md).
-func storeAnchors(s *ledger.Store, v keys.PublicKey, height uint64) func(ledger.Anchor) (bool, error) {
-	return func(a ledger.Anchor) (bool, error) {
+func storeAnchors(s *ledger.Store, v keys.PublicKey, height uint64) func(record.Anchor) (bool, error) {
+	return func(a record.Anchor) (bool, error) {
 		var err error
 		lo := sort.Search(int(height), func(h int) bool {
 			if err != nil {

@@ -22,7 +22,8 @@ import (
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -270,7 +271,7 @@ func BenchmarkProofVerify(b *testing.B) {
 	for i := uint64(0); i < size; i++ {
 		var c cid.Cid
 		if i%(size/64) == 7 {
-			tr, err := verifytest.Transcript(k.Public(), ledgertest.Anchor(1), "mult8", i, int(i), 4096)
+			tr, err := verifytest.Transcript(k.Public(), recordtest.Anchor(1), "mult8", i, int(i), 4096)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -297,11 +298,11 @@ func BenchmarkProofVerify(b *testing.B) {
 		r.Append(h, nil)
 	}
 	root, _ := r.GetRootHash(nil)
-	var cp ledger.Checkpoint
+	var cp record.Checkpoint
 	cp.Size = size
 	copy(cp.Root[:], root)
-	_, blockRaw, _, err := ledger.Sign(ledger.Header{Format: ledger.BlockFormat, Validator: k.Public(), Height: 1, Prev: codec.LinkTo(codec.Sum([]byte("parent"))),
-		TimeMS: 1, Anchor: ledgertest.Anchor(1), Checkpoint: cp}, k)
+	_, blockRaw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Validator: k.Public(), Height: 1, Prev: codec.LinkTo(codec.Sum([]byte("parent"))),
+		TimeMS: 1, Anchor: recordtest.Anchor(1), Checkpoint: cp}, k)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -311,9 +312,9 @@ func BenchmarkProofVerify(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var hs []ledger.Hash
+		var hs []record.Hash
 		for _, id := range nodes.IDs {
-			var h ledger.Hash
+			var h record.Hash
 			copy(h[:], levels[id.Level][id.Index])
 			hs = append(hs, h)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // VerifyCAR audits an archive written by archive.Export, streaming it once
@@ -109,7 +109,7 @@ func (c *carVerifier) read() bool {
 // block verifies one block, whose section decoded to blk (unchecked),
 // pulling its objects from the sections after it. It returns false when
 // the archive cannot be read on.
-func (c *carVerifier) block(sec archive.Section, blk *ledger.Block) bool {
+func (c *carVerifier) block(sec archive.Section, blk *record.Block) bool {
 	if c.v == nil || blk.Validator != *c.v {
 		if c.v != nil && bytes.Compare(blk.Validator[:], c.v[:]) <= 0 {
 			c.vf.Fail(Failure{Validator: blk.Validator.String(), Height: blk.Height, CID: sec.CID.String(), Transcript: -1,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -67,9 +67,9 @@ func withRoot(t *testing.T, header []byte, i int, root codec.Link) []byte {
 	return append(binary.AppendUvarint(nil, uint64(len(hb))), hb...)
 }
 
-func sectionBlock(t *testing.T, sec []byte) *ledger.Block {
+func sectionBlock(t *testing.T, sec []byte) *record.Block {
 	t.Helper()
-	b, err := ledger.DecodeBlock(sec[36:])
+	b, err := record.DecodeBlock(sec[36:])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // TestDiskSetMatchesMemSet drives a DiskSet with a tiny buffer and a
@@ -33,7 +33,7 @@ func TestDiskSetMatchesMemSet(t *testing.T) {
 				id   challenge.ID
 			}
 			var seen []entry
-			var anchors []ledger.Anchor
+			var anchors []record.Anchor
 			envs := []string{"mult8", "sat", "ttt", "abduction", "coin"}
 			party := func() keys.PublicKey { return keys.PublicKey{byte(rng.IntN(3)), 7} }
 			// Pebble's invariant checks make each read ~50x slower under
@@ -49,7 +49,7 @@ func TestDiskSetMatchesMemSet(t *testing.T) {
 					e := seen[rng.IntN(len(seen))]
 					checkSame(t, i, disk, mem, e.v, e.m, e.id, loc)
 				case r < 15:
-					a := ledger.Anchor{Number: rng.Uint64N(50)}
+					a := record.Anchor{Number: rng.Uint64N(50)}
 					a.Hash[rng.IntN(32)] = byte(rng.IntN(2))
 					v := party()
 					wantHas, _ := mem.HasAnchor(v, a)

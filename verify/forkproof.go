@@ -4,7 +4,7 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // ForkProof checks a recorded fork proof and reports it: a valid proof is
@@ -18,7 +18,7 @@ func (vf *Verifier) ForkProof(raw []byte, c cid.Cid) {
 		vf.rep.fail(Failure{CID: c.String(), Transcript: -1, Reason: "fork proof bytes do not match their CID: " + err.Error()})
 		return
 	}
-	p, err := ledger.DecodeForkProof(raw)
+	p, err := record.DecodeForkProof(raw)
 	if err != nil {
 		vf.rep.fail(Failure{CID: c.String(), Transcript: -1, Reason: "recorded fork proof does not verify: " + err.Error()})
 		return

@@ -7,7 +7,7 @@ import (
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
 
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // The verifier recomputes every log with its own compact ranges instead of
@@ -21,7 +21,7 @@ var (
 
 func leafHash(transcript cid.Cid) []byte { return hasher.HashLeaf(transcript.Bytes()) }
 
-func treeFromFrontier(size uint64, frontier []ledger.Hash) (*compact.Range, error) {
+func treeFromFrontier(size uint64, frontier []record.Hash) (*compact.Range, error) {
 	hashes := make([][]byte, len(frontier))
 	for i := range frontier {
 		hashes[i] = frontier[i][:]
@@ -33,8 +33,8 @@ func treeFromFrontier(size uint64, frontier []ledger.Hash) (*compact.Range, erro
 	return r, nil
 }
 
-func rootOf(r *compact.Range) ledger.Hash {
-	var h ledger.Hash
+func rootOf(r *compact.Range) record.Hash {
+	var h record.Hash
 	if r.End() == 0 {
 		copy(h[:], hasher.EmptyRoot())
 		return h
@@ -48,7 +48,7 @@ func rootOf(r *compact.Range) ledger.Hash {
 	return h
 }
 
-func appendLeaf(r *compact.Range, transcript cid.Cid) {
+func AppendLeaf(r *compact.Range, transcript cid.Cid) {
 	if err := r.Append(leafHash(transcript), nil); err != nil {
 		// Append fails only for a hash of the wrong size, never here.
 		panic(fmt.Sprintf("verify: merkle append: %v", err))

@@ -8,8 +8,9 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -60,7 +61,7 @@ func TestFromHeightAndValidator(t *testing.T) {
 func TestFromHeightChecksFrontier(t *testing.T) {
 	t.Parallel()
 	dir, ks := build(t, small)
-	if err := ledgertest.SetNode(dir, ks[0].Public(), 1, 4, ledger.Hash{1}); err != nil {
+	if err := ledgertest.SetNode(dir, ks[0].Public(), 1, 4, record.Hash{1}); err != nil {
 		t.Fatal(err)
 	}
 	v := ks[0].Public()
@@ -75,7 +76,7 @@ func TestDuplicateChallenge(t *testing.T) {
 	t.Parallel()
 	k := verifytest.Key(7)
 	v := k.Public()
-	a := ledgertest.Anchor(1)
+	a := recordtest.Anchor(1)
 	t0, err := verifytest.Transcript(v, a, "mult8", 0, 0, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -92,19 +93,19 @@ func TestDuplicateChallenge(t *testing.T) {
 	var prev cid.Cid
 	var blocks [][]byte
 	var cids []cid.Cid
-	for h, tr := range []ledger.Transcript{t0, tB, t1} {
+	for h, tr := range []record.Transcript{t0, tB, t1} {
 		raw, c, err := tr.Encode()
 		if err != nil {
 			t.Fatal(err)
 		}
 		objs[c] = raw
 		leaves = append(leaves, c)
-		hd := ledger.Header{Format: ledger.BlockFormat, Validator: v, Height: uint64(h), TimeMS: 1, Anchor: a,
-			Transcripts: []codec.Link{codec.LinkTo(c)}, Checkpoint: ledger.CheckpointOf(leaves)}
+		hd := record.Header{Format: record.BlockFormat, Validator: v, Height: uint64(h), TimeMS: 1, Anchor: a,
+			Transcripts: []codec.Link{codec.LinkTo(c)}, Checkpoint: record.CheckpointOf(leaves)}
 		if h > 0 {
 			hd.Prev = codec.LinkTo(prev)
 		}
-		_, braw, bc, err := ledger.Sign(hd, k)
+		_, braw, bc, err := record.Sign(hd, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +134,7 @@ func TestDiskSet(t *testing.T) {
 	}
 	defer set.Close()
 	k := verifytest.Key(1).Public()
-	tr, err := verifytest.Transcript(k, ledgertest.Anchor(1), "mult8", 0, 0, 0)
+	tr, err := verifytest.Transcript(k, recordtest.Anchor(1), "mult8", 0, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Proof types (spec/proofs.md): the "type" member of a proof file.
@@ -43,7 +43,7 @@ type InclusionProof struct {
 	CID       string        `json:"cid"`
 	LeafIndex uint64        `json:"leaf_index"`
 	TreeSize  uint64        `json:"tree_size"`
-	Hashes    []ledger.Hash `json:"hashes"`
+	Hashes    []record.Hash `json:"hashes"`
 	// Block is the signed block whose checkpoint the proof is against.
 	Block []byte `json:"block"`
 }
@@ -55,7 +55,7 @@ type ConsistencyProof struct {
 	Type   string        `json:"type"`
 	Older  []byte        `json:"older"`
 	Newer  []byte        `json:"newer"`
-	Hashes []ledger.Hash `json:"hashes"`
+	Hashes []record.Hash `json:"hashes"`
 }
 
 // Proved is what a verified proof establishes.
@@ -65,14 +65,14 @@ type Proved struct {
 	// Height, Block and Checkpoint are the (newer) signed block's.
 	Height     uint64            `json:"height"`
 	Block      string            `json:"block"`
-	Checkpoint ledger.Checkpoint `json:"checkpoint"`
+	Checkpoint record.Checkpoint `json:"checkpoint"`
 	// Transcript and Leaf: inclusion proofs only.
 	Transcript string `json:"transcript,omitempty"`
 	Leaf       uint64 `json:"leaf,omitempty"`
 	// OlderHeight, OlderBlock and OlderCheckpoint: consistency proofs only.
 	OlderHeight     uint64             `json:"older_height,omitempty"`
 	OlderBlock      string             `json:"older_block,omitempty"`
-	OlderCheckpoint *ledger.Checkpoint `json:"older_checkpoint,omitempty"`
+	OlderCheckpoint *record.Checkpoint `json:"older_checkpoint,omitempty"`
 }
 
 // ReadProof reads a proof file of either type strictly (unknown members
@@ -144,7 +144,7 @@ func (p *InclusionProof) Verify() (Proved, error) {
 	if p.CID != c.String() {
 		return out, fmt.Errorf("%w: the transcript bytes hash to %s, the proof names %s", ErrProof, c, p.CID)
 	}
-	t, err := ledger.DecodeTranscript(p.Transcript)
+	t, err := record.DecodeTranscript(p.Transcript)
 	if err != nil {
 		return out, fmt.Errorf("%w: %v", ErrProof, err)
 	}
@@ -200,8 +200,8 @@ func (p *ConsistencyProof) Verify() (Proved, error) {
 	return out, nil
 }
 
-func signedBlock(what string, raw []byte) (*ledger.Block, cid.Cid, error) {
-	blk, err := ledger.DecodeBlock(raw)
+func signedBlock(what string, raw []byte) (*record.Block, cid.Cid, error) {
+	blk, err := record.DecodeBlock(raw)
 	if err != nil {
 		return nil, cid.Undef, fmt.Errorf("%w: %s: %v", ErrProof, what, err)
 	}
@@ -211,7 +211,7 @@ func signedBlock(what string, raw []byte) (*ledger.Block, cid.Cid, error) {
 	return blk, codec.Sum(raw), nil
 }
 
-func hashSlices(hs []ledger.Hash) [][]byte {
+func hashSlices(hs []record.Hash) [][]byte {
 	out := make([][]byte, len(hs))
 	for i := range hs {
 		out[i] = hs[i][:]
@@ -219,8 +219,8 @@ func hashSlices(hs []ledger.Hash) [][]byte {
 	return out
 }
 
-func hashArrays(hs [][]byte) ([]ledger.Hash, error) {
-	out := make([]ledger.Hash, len(hs))
+func hashArrays(hs [][]byte) ([]record.Hash, error) {
+	out := make([]record.Hash, len(hs))
 	for i, h := range hs {
 		if len(h) != len(out[i]) {
 			return nil, fmt.Errorf("proof hash %d has %d bytes", i, len(h))

@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -63,25 +64,25 @@ func inclusionCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase {
 	}
 	forge := func(edit func(p *verify.InclusionProof)) verify.InclusionProof {
 		q := *p
-		q.Hashes = append([]ledger.Hash(nil), p.Hashes...)
+		q.Hashes = append([]record.Hash(nil), p.Hashes...)
 		q.Transcript = append([]byte(nil), p.Transcript...)
 		edit(&q)
 		return q
 	}
-	blk, err := ledger.DecodeBlock(p.Block)
+	blk, err := record.DecodeBlock(p.Block)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return []proofCase{
 		mk(t, "valid", p, true, &proves, ""),
 		mk(t, "modified transcript", forge(func(q *verify.InclusionProof) {
-			var tr ledger.Transcript
+			var tr record.Transcript
 			codec.Unmarshal(q.Transcript, &tr)
 			tr.Reward++
 			q.Transcript, _ = codec.Marshal(&tr)
 		}), false, nil, "hash to"),
 		mk(t, "modified transcript with its CID", forge(func(q *verify.InclusionProof) {
-			var tr ledger.Transcript
+			var tr record.Transcript
 			codec.Unmarshal(q.Transcript, &tr)
 			tr.Reward++
 			q.Transcript, _ = codec.Marshal(&tr)
@@ -99,7 +100,7 @@ func inclusionCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase {
 		mk(t, "wrong root signed by the validator", forge(func(q *verify.InclusionProof) {
 			h := blk.Header
 			h.Checkpoint.Root[0] ^= 1
-			_, q.Block, _, err = ledger.Sign(h, k)
+			_, q.Block, _, err = record.Sign(h, k)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,11 +119,11 @@ func consistencyCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase
 	}
 	forge := func(edit func(p *verify.ConsistencyProof)) verify.ConsistencyProof {
 		q := *p
-		q.Hashes = append([]ledger.Hash(nil), p.Hashes...)
+		q.Hashes = append([]record.Hash(nil), p.Hashes...)
 		edit(&q)
 		return q
 	}
-	newer, err := ledger.DecodeBlock(p.Newer)
+	newer, err := record.DecodeBlock(p.Newer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func consistencyCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase
 		mk(t, "wrong root signed by the validator", forge(func(q *verify.ConsistencyProof) {
 			h := newer.Header
 			h.Checkpoint.Root[0] ^= 1
-			_, q.Newer, _, err = ledger.Sign(h, k)
+			_, q.Newer, _, err = record.Sign(h, k)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // ProveInclusion builds the inclusion proof of transcript c in its
@@ -57,7 +58,7 @@ func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*Cons
 	if err != nil {
 		return nil, err
 	}
-	var hashes []ledger.Hash
+	var hashes []record.Hash
 	if n1, n2 := older.Checkpoint.Size, newer.Checkpoint.Size; n1 > 0 && n1 < n2 {
 		path, err := s.ConsistencyProof(v, n1, n2)
 		if err != nil {
@@ -68,7 +69,7 @@ func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*Cons
 		}
 	}
 	if hashes == nil {
-		hashes = []ledger.Hash{}
+		hashes = []record.Hash{}
 	}
 	p := &ConsistencyProof{Type: ConsistencyType, Older: older.Raw, Newer: newer.Raw, Hashes: hashes}
 	if _, err := p.Verify(); err != nil {

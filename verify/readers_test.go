@@ -7,6 +7,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // TestStoreReadPaths: the read paths VerifyStore uses (the height index
@@ -33,14 +34,14 @@ func TestStoreReadPaths(t *testing.T) {
 	objects := 0
 	for _, k := range ks {
 		v := k.Public()
-		var refs []ledger.BlockRef
+		var refs []record.BlockRef
 		for ref, err := range s.BlockRefs(v, 1) {
 			if err != nil {
 				t.Fatal(err)
 			}
 			refs = append(refs, ref)
 		}
-		var blocks []ledger.BlockRef
+		var blocks []record.BlockRef
 		for b, err := range s.Blocks(v, 1) {
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/envs/registry"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // ErrReexecution is wrapped by every disagreement between a transcript and
@@ -19,7 +19,7 @@ var ErrReexecution = errors.New("re-execution disagrees")
 // reward and the reason against the record (spec/verify.md step T6).
 //
 // The replies are data: the env parses them, nothing executes them.
-func Reexecute(t *ledger.Transcript) (err error) {
+func Reexecute(t *record.Transcript) (err error) {
 	f, err := registry.ForID(t.Challenge)
 	if err != nil {
 		return fmt.Errorf("%w: challenge %s: %v", ErrReexecution, t.Challenge, err)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Seeds: step T5 (spec/verify.md#seeds).
@@ -32,7 +32,7 @@ const (
 )
 
 // checkSeed is T5 for transcript t of block b.
-func (vf *Verifier) checkSeed(b *ledger.Block, t transcriptKeys) error {
+func (vf *Verifier) checkSeed(b *record.Block, t transcriptKeys) error {
 	s := vf.ch.seeds
 	if !t.seeded {
 		if s.match(t.challenge) {
@@ -61,7 +61,7 @@ func (vf *Verifier) checkSeed(b *ledger.Block, t transcriptKeys) error {
 }
 
 type seedKey struct {
-	anchor  ledger.Hash
+	anchor  record.Hash
 	env     string
 	version uint16
 }
@@ -77,7 +77,7 @@ type counterWindow struct {
 
 type seedState struct {
 	v       keys.PublicKey
-	anchors []ledger.Hash // distinct, oldest first, at most recentAnchors
+	anchors []record.Hash // distinct, oldest first, at most recentAnchors
 	windows map[seedKey]*counterWindow
 
 	// Every anchor the chain recorded is in set; the last few are in
@@ -85,14 +85,14 @@ type seedState struct {
 	// verified (nil if none). err is the first error of set.AddAnchor,
 	// reported by the next lookup.
 	set    AnchorSet
-	recent []ledger.Anchor
-	below  func(ledger.Anchor) (bool, error)
+	recent []record.Anchor
+	below  func(record.Anchor) (bool, error)
 	err    error
 }
 
 // newSeedState starts the seed state of v's chain. cs keeps the anchors if
 // it is an AnchorSet; below is Start.Anchors.
-func newSeedState(v keys.PublicKey, cs ChallengeSet, below func(ledger.Anchor) (bool, error)) *seedState {
+func newSeedState(v keys.PublicKey, cs ChallengeSet, below func(record.Anchor) (bool, error)) *seedState {
 	set, ok := cs.(AnchorSet)
 	if !ok {
 		set = memAnchors{}
@@ -102,7 +102,7 @@ func newSeedState(v keys.PublicKey, cs ChallengeSet, below func(ledger.Anchor) (
 
 // recorded reports whether a block observed so far, or one below the
 // first verified, records a.
-func (s *seedState) recorded(a ledger.Anchor) (bool, error) {
+func (s *seedState) recorded(a record.Anchor) (bool, error) {
 	if s.err != nil {
 		return false, s.err
 	}
@@ -122,7 +122,7 @@ func (s *seedState) recorded(a ledger.Anchor) (bool, error) {
 }
 
 // remember adds a recorded anchor to the set and to the recent ones.
-func (s *seedState) remember(a ledger.Anchor) {
+func (s *seedState) remember(a record.Anchor) {
 	for _, r := range s.recent {
 		if r == a {
 			return
@@ -140,7 +140,7 @@ func (s *seedState) remember(a ledger.Anchor) {
 // observe takes in a block's anchor: it is recorded from now on, and it
 // joins the recent ones of the format-1 search, forgetting the oldest (and
 // its windows) beyond recentAnchors.
-func (s *seedState) observe(a ledger.Anchor) {
+func (s *seedState) observe(a record.Anchor) {
 	s.remember(a)
 	for i, h := range s.anchors {
 		if h == a.Hash {

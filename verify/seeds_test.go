@@ -7,20 +7,20 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
 // forked has the number of block 0's anchor (verifytest.BlockAnchor(0))
 // and another hash: a chain block no block of the tests' chains records.
-var forked = ledger.Anchor{Number: 1, Hash: ledger.Hash{0xf0, 0x4c}}
+var forked = record.Anchor{Number: 1, Hash: record.Hash{0xf0, 0x4c}}
 
 // redraw makes t's challenge the counter-th drawn at anchor, as recorded:
 // a consistent record of a challenge the validator did not draw.
-func redraw(t *ledger.Transcript, anchor ledger.Anchor, counter uint64) {
-	s := &ledger.Seed{Anchor: anchor, Counter: counter}
+func redraw(t *record.Transcript, anchor record.Anchor, counter uint64) {
+	s := &record.Seed{Anchor: anchor, Counter: counter}
 	id, err := s.Derive(t.Validator, t.Env, t.EnvVersion)
 	if err != nil {
 		panic(err)
@@ -39,23 +39,23 @@ func TestResignedSeed(t *testing.T) {
 	base, ks := build(t, verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 4, Envs: []string{"mult8"}})
 	cases := []struct {
 		name string
-		edit func(*ledger.Transcript)
+		edit func(*record.Transcript)
 		want string
 	}{
-		{"counter", func(t *ledger.Transcript) { t.Seed = &ledger.Seed{Anchor: t.Seed.Anchor, Counter: t.Seed.Counter + 1} },
+		{"counter", func(t *record.Transcript) { t.Seed = &record.Seed{Anchor: t.Seed.Anchor, Counter: t.Seed.Counter + 1} },
 			"counter 4 derives seed"},
-		{"anchor hash", func(t *ledger.Transcript) {
+		{"anchor hash", func(t *record.Transcript) {
 			a := t.Seed.Anchor
 			a.Hash[0] ^= 1
-			t.Seed = &ledger.Seed{Anchor: a, Counter: t.Seed.Counter}
+			t.Seed = &record.Seed{Anchor: a, Counter: t.Seed.Counter}
 		}, "derives seed"},
-		{"anchor number", func(t *ledger.Transcript) {
+		{"anchor number", func(t *record.Transcript) {
 			a := t.Seed.Anchor
 			a.Number--
-			t.Seed = &ledger.Seed{Anchor: a, Counter: t.Seed.Counter}
+			t.Seed = &record.Seed{Anchor: a, Counter: t.Seed.Counter}
 		}, "seed anchor 1 (" + verifytest.BlockAnchor(1).Hash.String() + ") is not recorded by this chain"},
-		{"anchor not recorded", func(t *ledger.Transcript) { redraw(t, forked, 7) }, "seed anchor 1 (" + forked.Hash.String() + ") is not recorded"},
-		{"anchor of a later block", func(t *ledger.Transcript) { redraw(t, verifytest.BlockAnchor(2), 7) }, "is newer than the block's anchor 2"},
+		{"anchor not recorded", func(t *record.Transcript) { redraw(t, forked, 7) }, "seed anchor 1 (" + forked.Hash.String() + ") is not recorded"},
+		{"anchor of a later block", func(t *record.Transcript) { redraw(t, verifytest.BlockAnchor(2), 7) }, "is newer than the block's anchor 2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,14 +77,14 @@ func TestResignedSeed(t *testing.T) {
 	// seed passes, and only re-execution sees that the conversation is of
 	// another challenge.
 	dir := copyStore(t, base)
-	bc, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *ledger.Transcript) { redraw(t, verifytest.BlockAnchor(0), 7) })
+	bc, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *record.Transcript) { redraw(t, verifytest.BlockAnchor(0), 7) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{}), ks[0], 1, bc, 3, "prompt")
 	// A harmless edit: block 1 passes, block 2 links the old block.
 	dir = copyStore(t, base)
-	if _, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *ledger.Transcript) { t.LatencyMS++ }); err != nil {
+	if _, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *record.Transcript) { t.LatencyMS++ }); err != nil {
 		t.Fatal(err)
 	}
 	rep := verifyDir(t, dir, verify.StoreScope{})
@@ -98,9 +98,9 @@ func TestResignedSeed(t *testing.T) {
 // derives is counted, and fails only in strict mode.
 func TestResignedSeedFormat1(t *testing.T) {
 	t.Parallel()
-	spec := verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 4, Envs: []string{"mult8"}, Format: ledger.TranscriptFormatV1}
+	spec := verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 4, Envs: []string{"mult8"}, Format: record.TranscriptFormatV1}
 	dir, ks := build(t, spec)
-	bc, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *ledger.Transcript) { t.Challenge.Seed[0] ^= 1 })
+	bc, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *record.Transcript) { t.Challenge.Seed[0] ^= 1 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestSeedsFromHeight(t *testing.T) {
 		t.Fatalf("from height 2: %+v", rep)
 	}
 
-	spec.Mutate = func(_, b, i int, t *ledger.Transcript) {
+	spec.Mutate = func(_, b, i int, t *record.Transcript) {
 		if b == 3 && i == 1 {
 			redraw(t, forked, 99)
 		}
@@ -162,13 +162,13 @@ func TestAnchorSets(t *testing.T) {
 		}
 		for _, q := range []struct {
 			v    keys.PublicKey
-			a    ledger.Anchor
+			a    record.Anchor
 			want bool
 		}{
 			{v, a, true},
 			{keys.PublicKey{1}, a, false},
-			{v, ledger.Anchor{Number: a.Number, Hash: forked.Hash}, false},
-			{v, ledger.Anchor{Number: a.Number + 1, Hash: a.Hash}, false},
+			{v, record.Anchor{Number: a.Number, Hash: forked.Hash}, false},
+			{v, record.Anchor{Number: a.Number + 1, Hash: a.Hash}, false},
 		} {
 			if got, err := set.HasAnchor(q.v, q.a); err != nil || got != q.want {
 				t.Errorf("%s: HasAnchor(%s, %d %s) = %v, %v; want %v", name, q.v.Short(), q.a.Number, q.a.Hash, got, err, q.want)

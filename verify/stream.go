@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // streamReader is how a pipeline's workers share a stream: each reads the
@@ -34,7 +34,7 @@ type streamReader struct {
 // loop reads and checks transcripts until there are none left to read.
 func (r *streamReader) loop(release func([]byte)) {
 	p := r.p
-	var dec ledger.TranscriptDecoder
+	var dec record.TranscriptDecoder
 	for p.take() {
 		i, ok := r.read()
 		if !ok {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 )
 
@@ -155,7 +155,7 @@ func carExpect(c *tamperCase, car []byte) (string, error) {
 	if f.CID != s.cid.String() {
 		return class, fmt.Errorf("first failure %q does not name block %s", f, s.cid)
 	}
-	if claimed, err := ledger.DecodeBlock(car[s.data:s.end]); err != nil || claimed.Validator != b.v || claimed.Height != b.height {
+	if claimed, err := record.DecodeBlock(car[s.data:s.end]); err != nil || claimed.Validator != b.v || claimed.Height != b.height {
 		return class, nil
 	}
 	return expectAt(v, spot{b.v.String(), b.height, b.cid.String(), -1})

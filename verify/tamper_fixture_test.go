@@ -21,6 +21,7 @@ import (
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -74,7 +75,7 @@ type fixBlock struct {
 	height uint64
 	cid    cid.Cid
 	raw    []byte
-	blk    *ledger.Block
+	blk    *record.Block
 }
 
 type objectUse struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -58,36 +59,36 @@ func onlyFailure(t *testing.T, rep verify.Report, k *keys.Hotkey, height uint64,
 
 var transcriptFields = []struct {
 	name string
-	edit func(*ledger.Transcript)
+	edit func(*record.Transcript)
 }{
-	{"v", func(t *ledger.Transcript) { t.Format = 3 }},
-	{"seed.anchor.number", func(t *ledger.Transcript) { t.Seed.Anchor.Number++ }},
-	{"seed.anchor.hash", func(t *ledger.Transcript) { t.Seed.Anchor.Hash[0] ^= 1 }},
-	{"seed.counter", func(t *ledger.Transcript) { t.Seed.Counter++ }},
-	{"challenge", func(t *ledger.Transcript) { t.Challenge.Seed[0] ^= 1 }},
-	{"env", func(t *ledger.Transcript) { t.Env = "coin" }},
-	{"env_version", func(t *ledger.Transcript) { t.EnvVersion = 2 }},
-	{"validator", func(t *ledger.Transcript) { t.Validator[0] ^= 1 }},
-	{"miner.hotkey", func(t *ledger.Transcript) { t.Miner.Hotkey[0] ^= 1 }},
-	{"miner.uid", func(t *ledger.Transcript) { t.Miner.UID++ }},
-	{"miner.model", func(t *ledger.Transcript) { t.Miner.Model += "x" }},
-	{"miner.revision", func(t *ledger.Transcript) { t.Miner.Revision = "other" }},
-	{"miner.model_hash", func(t *ledger.Transcript) { t.Miner.ModelHash = append(t.Miner.ModelHash, 1) }},
-	{"miner.endpoint", func(t *ledger.Transcript) { t.Miner.Endpoint = "elsewhere" }},
-	{"duel", func(t *ledger.Transcript) { t.Duel[0] ^= 1 }},
-	{"invocation", func(t *ledger.Transcript) { t.Invocation[0] ^= 1 }},
-	{"conversation.role", func(t *ledger.Transcript) { t.Conversation[0].Role = "user" }},
-	{"conversation.content", func(t *ledger.Transcript) { t.Conversation[len(t.Conversation)-1].Content += " " }},
-	{"turn_rewards", func(t *ledger.Transcript) { t.TurnRewards[0]++ }},
-	{"reward", func(t *ledger.Transcript) { t.Reward++ }},
-	{"reason", func(t *ledger.Transcript) { t.Reason = "correct" }},
-	{"latency_ms", func(t *ledger.Transcript) { t.LatencyMS++ }},
-	{"attempts", func(t *ledger.Transcript) { t.Attempts++ }},
-	{"error", func(t *ledger.Transcript) { t.Error = "timeout" }},
-	{"http_status", func(t *ledger.Transcript) { t.HTTPStatus = 500 }},
-	{"usage", func(t *ledger.Transcript) { t.Usage = nil }},
-	{"started_ms", func(t *ledger.Transcript) { t.StartedMS-- }},
-	{"finished_ms", func(t *ledger.Transcript) { t.FinishedMS++ }},
+	{"v", func(t *record.Transcript) { t.Format = 3 }},
+	{"seed.anchor.number", func(t *record.Transcript) { t.Seed.Anchor.Number++ }},
+	{"seed.anchor.hash", func(t *record.Transcript) { t.Seed.Anchor.Hash[0] ^= 1 }},
+	{"seed.counter", func(t *record.Transcript) { t.Seed.Counter++ }},
+	{"challenge", func(t *record.Transcript) { t.Challenge.Seed[0] ^= 1 }},
+	{"env", func(t *record.Transcript) { t.Env = "coin" }},
+	{"env_version", func(t *record.Transcript) { t.EnvVersion = 2 }},
+	{"validator", func(t *record.Transcript) { t.Validator[0] ^= 1 }},
+	{"miner.hotkey", func(t *record.Transcript) { t.Miner.Hotkey[0] ^= 1 }},
+	{"miner.uid", func(t *record.Transcript) { t.Miner.UID++ }},
+	{"miner.model", func(t *record.Transcript) { t.Miner.Model += "x" }},
+	{"miner.revision", func(t *record.Transcript) { t.Miner.Revision = "other" }},
+	{"miner.model_hash", func(t *record.Transcript) { t.Miner.ModelHash = append(t.Miner.ModelHash, 1) }},
+	{"miner.endpoint", func(t *record.Transcript) { t.Miner.Endpoint = "elsewhere" }},
+	{"duel", func(t *record.Transcript) { t.Duel[0] ^= 1 }},
+	{"invocation", func(t *record.Transcript) { t.Invocation[0] ^= 1 }},
+	{"conversation.role", func(t *record.Transcript) { t.Conversation[0].Role = "user" }},
+	{"conversation.content", func(t *record.Transcript) { t.Conversation[len(t.Conversation)-1].Content += " " }},
+	{"turn_rewards", func(t *record.Transcript) { t.TurnRewards[0]++ }},
+	{"reward", func(t *record.Transcript) { t.Reward++ }},
+	{"reason", func(t *record.Transcript) { t.Reason = "correct" }},
+	{"latency_ms", func(t *record.Transcript) { t.LatencyMS++ }},
+	{"attempts", func(t *record.Transcript) { t.Attempts++ }},
+	{"error", func(t *record.Transcript) { t.Error = "timeout" }},
+	{"http_status", func(t *record.Transcript) { t.HTTPStatus = 500 }},
+	{"usage", func(t *record.Transcript) { t.Usage = nil }},
+	{"started_ms", func(t *record.Transcript) { t.StartedMS-- }},
+	{"finished_ms", func(t *record.Transcript) { t.FinishedMS++ }},
 }
 
 // TestTamperedTranscriptBytes changes one field of a stored transcript
@@ -101,7 +102,7 @@ func TestTamperedTranscriptBytes(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
 			dir := copyStore(t, base)
-			var tr ledger.Transcript
+			var tr record.Transcript
 			if err := codec.Unmarshal(ts[2], &tr); err != nil {
 				t.Fatal(err)
 			}
@@ -120,20 +121,20 @@ func TestTamperedTranscriptBytes(t *testing.T) {
 
 var blockFields = []struct {
 	name string
-	edit func(*ledger.Block)
+	edit func(*record.Block)
 }{
-	{"v", func(b *ledger.Block) { b.Format = 2 }},
-	{"validator", func(b *ledger.Block) { b.Validator[0] ^= 1 }},
-	{"height", func(b *ledger.Block) { b.Height = 7 }},
-	{"prev", func(b *ledger.Block) { b.Prev = codec.LinkTo(codec.Sum([]byte("x"))) }},
-	{"time_ms", func(b *ledger.Block) { b.TimeMS++ }},
-	{"anchor.number", func(b *ledger.Block) { b.Anchor.Number++ }},
-	{"anchor.hash", func(b *ledger.Block) { b.Anchor.Hash[0] ^= 1 }},
-	{"transcripts", func(b *ledger.Block) { b.Transcripts = b.Transcripts[1:] }},
-	{"decisions", func(b *ledger.Block) { b.Decisions = nil }},
-	{"checkpoint.size", func(b *ledger.Block) { b.Checkpoint.Size++ }},
-	{"checkpoint.root", func(b *ledger.Block) { b.Checkpoint.Root[0] ^= 1 }},
-	{"sig", func(b *ledger.Block) { b.Signature[0] ^= 1 }},
+	{"v", func(b *record.Block) { b.Format = 2 }},
+	{"validator", func(b *record.Block) { b.Validator[0] ^= 1 }},
+	{"height", func(b *record.Block) { b.Height = 7 }},
+	{"prev", func(b *record.Block) { b.Prev = codec.LinkTo(codec.Sum([]byte("x"))) }},
+	{"time_ms", func(b *record.Block) { b.TimeMS++ }},
+	{"anchor.number", func(b *record.Block) { b.Anchor.Number++ }},
+	{"anchor.hash", func(b *record.Block) { b.Anchor.Hash[0] ^= 1 }},
+	{"transcripts", func(b *record.Block) { b.Transcripts = b.Transcripts[1:] }},
+	{"decisions", func(b *record.Block) { b.Decisions = nil }},
+	{"checkpoint.size", func(b *record.Block) { b.Checkpoint.Size++ }},
+	{"checkpoint.root", func(b *record.Block) { b.Checkpoint.Root[0] ^= 1 }},
+	{"sig", func(b *record.Block) { b.Signature[0] ^= 1 }},
 }
 
 // TestTamperedBlockBytes changes one field of a stored block (not the
@@ -169,28 +170,28 @@ func TestResignedBlock(t *testing.T) {
 	blk, _ := stored(t, base, ks[0], 1)
 	cases := []struct {
 		name string
-		edit func(*ledger.Header)
+		edit func(*record.Header)
 		key  *keys.Hotkey
 		want string
 	}{
-		{"height", func(h *ledger.Header) { h.Height = 7 }, nil, "height 7 where height 1 comes next"},
-		{"prev", func(h *ledger.Header) { h.Prev = codec.LinkTo(codec.Sum([]byte("x"))) }, nil, "prev links"},
-		{"time_ms", func(h *ledger.Header) { h.TimeMS = 0 }, nil, "before the parent"},
-		{"anchor.number", func(h *ledger.Header) { h.Anchor.Number = 0 }, nil, "older than the parent"},
-		{"transcripts", func(h *ledger.Header) { h.Transcripts = h.Transcripts[1:] }, nil, "bad checkpoint"},
-		{"transcripts.order", func(h *ledger.Header) {
+		{"height", func(h *record.Header) { h.Height = 7 }, nil, "height 7 where height 1 comes next"},
+		{"prev", func(h *record.Header) { h.Prev = codec.LinkTo(codec.Sum([]byte("x"))) }, nil, "prev links"},
+		{"time_ms", func(h *record.Header) { h.TimeMS = 0 }, nil, "before the parent"},
+		{"anchor.number", func(h *record.Header) { h.Anchor.Number = 0 }, nil, "older than the parent"},
+		{"transcripts", func(h *record.Header) { h.Transcripts = h.Transcripts[1:] }, nil, "bad checkpoint"},
+		{"transcripts.order", func(h *record.Header) {
 			h.Transcripts[0], h.Transcripts[1] = h.Transcripts[1], h.Transcripts[0]
 		}, nil, "bad checkpoint"},
-		{"decisions", func(h *ledger.Header) { h.Decisions = []codec.Link{codec.LinkTo(codec.Sum([]byte("x")))} }, nil, "decision 0"},
-		{"checkpoint.size", func(h *ledger.Header) { h.Checkpoint.Size++ }, nil, "bad checkpoint"},
-		{"checkpoint.root", func(h *ledger.Header) { h.Checkpoint.Root[0] ^= 1 }, nil, "bad checkpoint"},
-		{"validator", func(h *ledger.Header) { h.Validator = ks[1].Public() }, ks[1], "in the chain of"},
-		{"signer", func(h *ledger.Header) {}, ks[1], "bad signature"},
+		{"decisions", func(h *record.Header) { h.Decisions = []codec.Link{codec.LinkTo(codec.Sum([]byte("x")))} }, nil, "decision 0"},
+		{"checkpoint.size", func(h *record.Header) { h.Checkpoint.Size++ }, nil, "bad checkpoint"},
+		{"checkpoint.root", func(h *record.Header) { h.Checkpoint.Root[0] ^= 1 }, nil, "bad checkpoint"},
+		{"validator", func(h *record.Header) { h.Validator = ks[1].Public() }, ks[1], "in the chain of"},
+		{"signer", func(h *record.Header) {}, ks[1], "bad signature"},
 		// The signature is checked while later checks run: its failure
 		// must still be the one reported.
-		{"signer+time_ms", func(h *ledger.Header) { h.TimeMS = 0 }, ks[1], "bad signature"},
-		{"signer+anchor.number", func(h *ledger.Header) { h.Anchor.Number = 0 }, ks[1], "bad signature"},
-		{"signer+checkpoint.root", func(h *ledger.Header) { h.Checkpoint.Root[0] ^= 1 }, ks[1], "bad signature"},
+		{"signer+time_ms", func(h *record.Header) { h.TimeMS = 0 }, ks[1], "bad signature"},
+		{"signer+anchor.number", func(h *record.Header) { h.Anchor.Number = 0 }, ks[1], "bad signature"},
+		{"signer+checkpoint.root", func(h *record.Header) { h.Checkpoint.Root[0] ^= 1 }, ks[1], "bad signature"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -230,7 +231,7 @@ func TestForgedBlockWithBadTranscript(t *testing.T) {
 
 // signAnyway signs h with k even when k is not h's validator (a forged
 // block) and skips Header.Check (a malformed one).
-func signAnyway(t *testing.T, h ledger.Header, k *keys.Hotkey) ([]byte, cid.Cid) {
+func signAnyway(t *testing.T, h record.Header, k *keys.Hotkey) ([]byte, cid.Cid) {
 	t.Helper()
 	msg, err := h.SigningBytes()
 	if err != nil {
@@ -240,7 +241,7 @@ func signAnyway(t *testing.T, h ledger.Header, k *keys.Hotkey) ([]byte, cid.Cid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, c, err := codec.Encode(&ledger.Block{Header: h, Signature: sig})
+	raw, c, err := codec.Encode(&record.Block{Header: h, Signature: sig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,31 +264,31 @@ func TestLyingValidator(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name string
-		edit func(*ledger.Transcript)
+		edit func(*record.Transcript)
 		want string
 	}{
-		{"reward", func(t *ledger.Transcript) { t.Reward++; t.TurnRewards[len(t.TurnRewards)-1]++ }, "reward: recorded"},
-		{"final reward only", func(t *ledger.Transcript) { t.Reward++ }, "reward: recorded"},
-		{"reason", func(t *ledger.Transcript) { t.Reason = "correct" }, "reason: recorded"},
-		{"prompt", func(t *ledger.Transcript) { t.Conversation[1].Content += "!" }, "prompt: message 1"},
-		{"reply rescored", func(t *ledger.Transcript) {
+		{"reward", func(t *record.Transcript) { t.Reward++; t.TurnRewards[len(t.TurnRewards)-1]++ }, "reward: recorded"},
+		{"final reward only", func(t *record.Transcript) { t.Reward++ }, "reward: recorded"},
+		{"reason", func(t *record.Transcript) { t.Reason = "correct" }, "reason: recorded"},
+		{"prompt", func(t *record.Transcript) { t.Conversation[1].Content += "!" }, "prompt: message 1"},
+		{"reply rescored", func(t *record.Transcript) {
 			t.Conversation[len(t.Conversation)-1].Content = "<answer>1</answer>"
 		}, "replay gives \"wrong: got 1"},
-		{"message after the end", func(t *ledger.Transcript) {
+		{"message after the end", func(t *record.Transcript) {
 			t.Conversation = append(t.Conversation, envs.Message{Role: "assistant", Content: "more"})
 		}, "after the episode ended"},
-		{"turn rewards", func(t *ledger.Transcript) { t.TurnRewards = append(t.TurnRewards, 0) }, "turn rewards: 2 recorded"},
+		{"turn rewards", func(t *record.Transcript) { t.TurnRewards = append(t.TurnRewards, 0) }, "turn rewards: 2 recorded"},
 		// Drawn at an anchor the chain never recorded (the seed
 		// derives the challenge: the record is consistent).
-		{"seed anchor", func(t *ledger.Transcript) { redraw(t, forked, 0) }, "seed anchor 1 (" + forked.Hash.String() + ") is not recorded"},
+		{"seed anchor", func(t *record.Transcript) { redraw(t, forked, 0) }, "seed anchor 1 (" + forked.Hash.String() + ") is not recorded"},
 		// Drawn at the next block's anchor.
-		{"seed anchor ahead", func(t *ledger.Transcript) { redraw(t, verifytest.BlockAnchor(2), 0) }, "seed anchor 3 (" + verifytest.BlockAnchor(2).Hash.String() + ") is newer than the block's anchor 2"},
+		{"seed anchor ahead", func(t *record.Transcript) { redraw(t, verifytest.BlockAnchor(2), 0) }, "seed anchor 3 (" + verifytest.BlockAnchor(2).Hash.String() + ") is newer than the block's anchor 2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			spec := verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 3, Envs: []string{"mult8"}}
-			spec.Mutate = func(v, b, i int, tr *ledger.Transcript) {
+			spec.Mutate = func(v, b, i int, tr *record.Transcript) {
 				if b == 1 && i == 2 {
 					tc.edit(tr)
 				}

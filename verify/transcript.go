@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // ahead is how many transcripts may be fetched and checked ahead of the
@@ -74,7 +75,7 @@ type item struct {
 // quarter of each block spent so).
 type pipeline struct {
 	vf    *Verifier
-	b     *ledger.Block
+	b     *record.Block
 	items []item
 	// slots holds a token per transcript claimed and not yet consumed.
 	slots   chan struct{}
@@ -99,7 +100,7 @@ type pipeline struct {
 	stalled func(i int)
 }
 
-func (vf *Verifier) startPipeline(b *ledger.Block, src source) *pipeline {
+func (vf *Verifier) startPipeline(b *record.Block, src source) *pipeline {
 	links := b.Transcripts
 	p := &pipeline{vf: vf, b: b, items: make([]item, len(links)), slots: make(chan struct{}, ahead), quit: make(chan struct{}), finished: make(chan struct{})}
 	workers := vf.opts.Workers
@@ -123,7 +124,7 @@ func (vf *Verifier) startPipeline(b *ledger.Block, src source) *pipeline {
 // visitLoop is a worker of a concurrent source: it claims the next
 // transcript, reads it in place and checks it.
 func (p *pipeline) visitLoop(links []codec.Link, visit func(cid.Cid, func([]byte) error) error) {
-	var dec ledger.TranscriptDecoder
+	var dec record.TranscriptDecoder
 	for p.take() {
 		i := int(p.claim.Add(1) - 1)
 		if i >= len(links) {
@@ -234,7 +235,7 @@ type transcriptKeys struct {
 	// seeded is false in format 1, which records no seed; seedAnchor is
 	// the anchor a format-2 seed names.
 	seeded     bool
-	seedAnchor ledger.Anchor
+	seedAnchor record.Anchor
 }
 
 // check runs the parallel steps on one fetched transcript: T1 its bytes
@@ -242,7 +243,7 @@ type transcriptKeys struct {
 // re-execution if enabled. raw is not kept: without re-execution the
 // transcript is decoded in place by the worker's dec, since only its keys
 // outlive the call.
-func (vf *Verifier) check(b *ledger.Block, c cid.Cid, raw []byte, it *item, dec *ledger.TranscriptDecoder) {
+func (vf *Verifier) check(b *record.Block, c cid.Cid, raw []byte, it *item, dec *record.TranscriptDecoder) {
 	it.size = len(raw)
 	if err := codec.CheckCID(raw, c); err != nil {
 		it.err = fmt.Errorf("bytes do not match the link: %w", err)
@@ -251,7 +252,7 @@ func (vf *Verifier) check(b *ledger.Block, c cid.Cid, raw []byte, it *item, dec 
 	decode := dec.Decode
 	if vf.opts.Reexecute {
 		// An env's error may keep a piece of the answer it read.
-		decode = ledger.DecodeTranscript
+		decode = record.DecodeTranscript
 	}
 	t, err := decode(raw)
 	if err != nil {
@@ -274,7 +275,7 @@ func (vf *Verifier) check(b *ledger.Block, c cid.Cid, raw []byte, it *item, dec 
 // transcript finishes transcript index of block b in log order: the
 // parallel stage's verdict on T1-T3, then T4 challenge uniqueness and T5
 // seed derivation, then T6's verdict. It appends the leaf to the log.
-func (vf *Verifier) transcript(b *ledger.Block, index int, it *item) error {
+func (vf *Verifier) transcript(b *record.Block, index int, it *item) error {
 	ch := vf.ch
 	if it.err != nil {
 		return it.err
@@ -291,7 +292,7 @@ func (vf *Verifier) transcript(b *ledger.Block, index int, it *item) error {
 	if err := vf.checkSeed(b, t); err != nil {
 		return err
 	}
-	appendLeaf(ch.tree, b.Transcripts[index].Cid)
+	AppendLeaf(ch.tree, b.Transcripts[index].Cid)
 	if vf.opts.Reexecute {
 		vf.rep.Reexecuted++
 		if it.reexecErr != nil {

@@ -3,7 +3,7 @@ package verify
 import (
 	"testing"
 
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -14,11 +14,11 @@ import (
 func TestCheckKeepsNothingOfRaw(t *testing.T) {
 	k := verifytest.Key(1).Public()
 	for _, reexec := range []bool{false, true} {
-		var dec ledger.TranscriptDecoder
+		var dec record.TranscriptDecoder
 		vf := New(Options{Reexecute: reexec, Challenges: NewMemSet()})
-		blk := &ledger.Block{Header: ledger.Header{Validator: k}}
+		blk := &record.Block{Header: record.Header{Validator: k}}
 		var its [2]item
-		var trs [2]ledger.Transcript
+		var trs [2]record.Transcript
 		for i := range its {
 			anchor := verifytest.BlockAnchor(i)
 			tr, err := verifytest.Transcript(k, anchor, "mult8", uint64(i), i, 64)

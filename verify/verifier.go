@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Options configure a Verifier.
@@ -45,15 +46,15 @@ type Start struct {
 	Height   uint64
 	Prev     cid.Cid
 	TimeMS   int64
-	Anchor   ledger.Anchor
+	Anchor   record.Anchor
 	Size     uint64
-	Frontier []ledger.Hash
+	Frontier []record.Hash
 	// Root is the signed root the frontier must give (Height > 0 only).
-	Root ledger.Hash
+	Root record.Hash
 	// Anchors, if set, reports whether a block below Height records an
 	// anchor: where a format-2 seed may come from (T5) besides the blocks
 	// verified and the one at Height-1.
-	Anchors func(ledger.Anchor) (bool, error)
+	Anchors func(record.Anchor) (bool, error)
 }
 
 // Genesis is the start of a whole chain.
@@ -77,7 +78,7 @@ type chainState struct {
 	next   uint64
 	prev   cid.Cid
 	timeMS int64
-	anchor ledger.Anchor
+	anchor record.Anchor
 	tree   *compact.Range
 	seeds  *seedState
 }
@@ -171,7 +172,7 @@ func (vf *Verifier) Block(raw []byte, c cid.Cid, fetch Fetch) {
 // block verifies a block; shape, if not nil, is what codec.Unmarshal
 // decoded from raw, which the caller had to decode already (a stream's
 // driver, to tell a block from a fork proof).
-func (vf *Verifier) block(raw []byte, c cid.Cid, shape *ledger.Block, src source) {
+func (vf *Verifier) block(raw []byte, c cid.Cid, shape *record.Block, src source) {
 	ch := vf.ch
 	if ch == nil || ch.failed {
 		return
@@ -211,7 +212,7 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, shape *ledger.Block, src source
 	}); err != nil {
 		return
 	}
-	got := ledger.Checkpoint{Size: ch.tree.End(), Root: rootOf(ch.tree)}
+	got := record.Checkpoint{Size: ch.tree.End(), Root: rootOf(ch.tree)}
 	if got != blk.Checkpoint {
 		fail("%v: block says size %d root %s, its log recomputed is size %d root %s",
 			ledger.ErrBadCheckpoint, blk.Checkpoint.Size, blk.Checkpoint.Root, got.Size, got.Root)
@@ -227,11 +228,11 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, shape *ledger.Block, src source
 	}
 }
 
-// decodeBlock is ledger.DecodeBlock, given what its decoding step gives
+// decodeBlock is record.DecodeBlock, given what its decoding step gives
 // when the caller has it.
-func decodeBlock(raw []byte, shape *ledger.Block) (*ledger.Block, error) {
-	if shape == nil || len(raw) > ledger.MaxBlockBytes {
-		return ledger.DecodeBlock(raw)
+func decodeBlock(raw []byte, shape *record.Block) (*record.Block, error) {
+	if shape == nil || len(raw) > record.MaxBlockBytes {
+		return record.DecodeBlock(raw)
 	}
 	if err := shape.Check(); err != nil {
 		return nil, err
@@ -243,7 +244,7 @@ func decodeBlock(raw []byte, shape *ledger.Block) (*ledger.Block, error) {
 // height, the previous link, the signature (signed, which it waits for only
 // to report a later failure, so that failures keep this order), and time
 // and anchor order.
-func (vf *Verifier) checkLinks(b *ledger.Block, signed func() error) error {
+func (vf *Verifier) checkLinks(b *record.Block, signed func() error) error {
 	ch := vf.ch
 	if b.Validator != ch.v {
 		return fmt.Errorf("block of validator %s in the chain of %s", b.Validator, ch.v)
@@ -272,7 +273,7 @@ func (vf *Verifier) checkLinks(b *ledger.Block, signed func() error) error {
 // returns a non-nil error once the chain failed. signed reports the
 // block's signature check (and fails the chain if it failed): the
 // transcripts' parallel checks start before it, their verdicts only after.
-func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, src source, signed func() error) error {
+func (vf *Verifier) objects(b *record.Block, c cid.Cid, src source, signed func() error) error {
 	ch := vf.ch
 	p := vf.startPipeline(b, src)
 	defer p.stop()
@@ -299,7 +300,7 @@ func (vf *Verifier) objects(b *ledger.Block, c cid.Cid, src source, signed func(
 			if err := codec.CheckCID(raw, l.Cid); err != nil {
 				return err
 			}
-			return ledger.CheckDecision(raw)
+			return record.CheckDecision(raw)
 		})
 		if err != nil {
 			vf.failChain(blockFailure(ch.v, ch.next, c, -1, "decision %d (%s): %v", i, l.Cid, err))

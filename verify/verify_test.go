@@ -3,7 +3,7 @@ package verify_test
 import (
 	"testing"
 
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -29,7 +29,7 @@ func TestCleanLedgerVerifies(t *testing.T) {
 func TestFormat1LedgerVerifies(t *testing.T) {
 	t.Parallel()
 	spec := small
-	spec.Format = ledger.TranscriptFormatV1
+	spec.Format = record.TranscriptFormatV1
 	dir, _ := build(t, spec)
 	rep := verifyDir(t, dir, verify.StoreScope{}) // strict seeds
 	want := spec.Validators * spec.Blocks * spec.PerBlock
@@ -44,7 +44,7 @@ func TestFormat1LedgerVerifies(t *testing.T) {
 // follow.
 func TestSeedsAcrossBlocks(t *testing.T) {
 	t.Parallel()
-	spec := verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 150, Envs: []string{"mult8"}, Format: ledger.TranscriptFormatV1}
+	spec := verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 150, Envs: []string{"mult8"}, Format: record.TranscriptFormatV1}
 	dir, _ := build(t, spec)
 	rep := verifyDir(t, dir, verify.StoreScope{}) // strict seeds
 	if !rep.OK || rep.SeedsDerived != 450 || rep.SeedsUnverified != 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 )
 
@@ -79,7 +80,7 @@ before it are valid and stay.` + exitCodesHelp,
 func importCheck(vf *verify.Verifier) func(bool, []byte, cid.Cid, []archive.Section) error {
 	return func(first bool, raw []byte, c cid.Cid, objs []archive.Section) error {
 		if first {
-			blk, err := ledger.DecodeBlock(raw)
+			blk, err := record.DecodeBlock(raw)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/validator"
 )
 
@@ -73,7 +74,7 @@ func ratioStore(t *testing.T, results ...[]byte) (dir string, v keys.PublicKey) 
 	}
 	defer a.Close()
 	for i, r := range results {
-		if _, err := a.Append(context.Background(), ledger.Anchor{Number: uint64(10_000 * (i + 1))}, nil, [][]byte{r}); err != nil {
+		if _, err := a.Append(context.Background(), record.Anchor{Number: uint64(10_000 * (i + 1))}, nil, [][]byte{r}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -73,13 +74,13 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	_, bc, _ := cidFromBytes(raw)
 	blockRaw, _, _ := ledgertest.Get(dir, ledgertest.ObjectKey(bc))
-	blk, err := ledger.DecodeBlock(blockRaw)
+	blk, err := record.DecodeBlock(blockRaw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tc := blk.Transcripts[3].Cid
 	tr, _, _ := ledgertest.Get(dir, ledgertest.ObjectKey(tc))
-	var doc ledger.Transcript
+	var doc record.Transcript
 	if err := codec.Unmarshal(tr, &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestVerifyTamperedHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	blockRaw, _, _ := ledgertest.Get(dir, ledgertest.ObjectKey(hc))
-	var b ledger.Block
+	var b record.Block
 	if err := codec.Unmarshal(blockRaw, &b); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -26,7 +27,7 @@ func TestVerifyChainVtrustWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	ks, err := verifytest.Build(s, verifytest.Spec{Validators: 3, Blocks: 2, PerBlock: 2, Envs: []string{"mult8"},
-		Mutate: func(v, b, i int, tr *ledger.Transcript) {
+		Mutate: func(v, b, i int, tr *record.Transcript) {
 			if v == liar && b == 0 && i == 0 {
 				tr.Reward++
 				tr.TurnRewards[len(tr.TurnRewards)-1]++

@@ -24,6 +24,7 @@ import (
 	"github.com/affine-ledger/ledger/envs/registry"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/rng"
 	"github.com/affine-ledger/ledger/vtrust"
 )
@@ -59,9 +60,9 @@ func (m Miner) Side() duel.Side {
 	return duel.Side{Hotkey: m.Key.Public(), ModelHash: append(duel.HexBytes(nil), m.ModelHash...)}
 }
 
-func (m Miner) ledgerMiner() ledger.Miner {
-	return ledger.Miner{Hotkey: m.Key.Public(), UID: m.UID, Model: m.Model, Revision: "r1",
-		ModelHash: append(ledger.Bytes(nil), m.ModelHash...), Endpoint: "http://127.0.0.1:9/" + m.Name}
+func (m Miner) ledgerMiner() record.Miner {
+	return record.Miner{Hotkey: m.Key.Public(), UID: m.UID, Model: m.Model, Revision: "r1",
+		ModelHash: append(record.Bytes(nil), m.ModelHash...), Endpoint: "http://127.0.0.1:9/" + m.Name}
 }
 
 // Fixture is what Fill wrote.
@@ -109,8 +110,8 @@ func New() *Fixture {
 }
 
 // Anchor is the deterministic chain anchor of block number n.
-func Anchor(n uint64) ledger.Anchor {
-	return ledger.Anchor{Number: n, Hash: sha256.Sum256(binary.BigEndian.AppendUint64([]byte("explorertest anchor"), n))}
+func Anchor(n uint64) record.Anchor {
+	return record.Anchor{Number: n, Hash: sha256.Sum256(binary.BigEndian.AppendUint64([]byte("explorertest anchor"), n))}
 }
 
 // Fill writes the fixture into s through appenders of its two
@@ -146,7 +147,7 @@ func (w *writer) validator(i int, key *keys.Hotkey) error {
 	// anchor 40+i; the first validator also records the hostile reply.
 	loose := Anchor(uint64(40 + i))
 	xss := -1
-	if err := w.loose(ctx, a, v, w.f.Weak, loose, i, func(ts []ledger.Transcript) ([]ledger.Transcript, error) {
+	if err := w.loose(ctx, a, v, w.f.Weak, loose, i, func(ts []record.Transcript) ([]record.Transcript, error) {
 		if i != 0 {
 			return ts, nil
 		}
@@ -192,11 +193,11 @@ func (w *writer) validator(i int, key *keys.Hotkey) error {
 // loose appends one transcript of m per env at anchor, outside any duel;
 // extra may add more to the block, and *mark (if set and not -1) is then
 // the index of a transcript whose CID becomes f.XSS.
-func (w *writer) loose(ctx context.Context, a *ledger.Appender, v keys.PublicKey, m Miner, anchor ledger.Anchor, i int,
-	extra func([]ledger.Transcript) ([]ledger.Transcript, error), mark *int) error {
-	var ts []ledger.Transcript
+func (w *writer) loose(ctx context.Context, a *ledger.Appender, v keys.PublicKey, m Miner, anchor record.Anchor, i int,
+	extra func([]record.Transcript) ([]record.Transcript, error), mark *int) error {
+	var ts []record.Transcript
 	for _, env := range Envs {
-		t, err := w.play(v, m, anchor, env, 0, ledger.DuelID{}, uint64(i*1_000_000))
+		t, err := w.play(v, m, anchor, env, 0, record.DuelID{}, uint64(i*1_000_000))
 		if err != nil {
 			return err
 		}
@@ -223,14 +224,14 @@ func (w *writer) loose(ctx context.Context, a *ledger.Appender, v keys.PublicKey
 // env, each challenge to both miners and the pair appended together,
 // until the duel rule decides; then recomputes the record from the
 // outcomes.
-func (w *writer) duel(ctx context.Context, a *ledger.Appender, v keys.PublicKey, start ledger.Anchor) (duel.Result, error) {
+func (w *writer) duel(ctx context.Context, a *ledger.Appender, v keys.PublicKey, start record.Anchor) (duel.Result, error) {
 	ch, co := w.f.Champion, w.f.Contender
 	p := duel.DefaultFrontierParams()
 	d, err := duel.NewDuel(Rule(), p.Floor(), Envs)
 	if err != nil {
 		return duel.Result{}, err
 	}
-	id := ledger.Duel{Champion: ch.Key.Public(), Contender: co.Key.Public(), Start: start}.ID()
+	id := record.Duel{Champion: ch.Key.Public(), Contender: co.Key.Public(), Start: start}.ID()
 	in := duel.Input{
 		Start:    duel.Anchor{Number: start.Number, Hash: duel.Hash(start.Hash)},
 		Champion: ch.Side(), Contender: co.Side(), Rule: Rule(), RatioPPM: p.Floor(),
@@ -259,7 +260,7 @@ func (w *writer) duel(ctx context.Context, a *ledger.Appender, v keys.PublicKey,
 			if err != nil {
 				return duel.Result{}, err
 			}
-			rc, err := a.Append(ctx, start, []ledger.Transcript{tc, tk}, nil)
+			rc, err := a.Append(ctx, start, []record.Transcript{tc, tk}, nil)
 			if err != nil {
 				return duel.Result{}, err
 			}
@@ -312,15 +313,15 @@ func (w *writer) outcomes(auditor *keys.Hotkey) ([][]byte, error) {
 // answers, except that m answers wrong WrongPPM of the time (decided by a
 // stream seeded from the challenge and the miner, as a sampling
 // temperature would).
-func (w *writer) play(v keys.PublicKey, m Miner, anchor ledger.Anchor, env string, counter uint64, d ledger.DuelID, timeOffset uint64) (ledger.Transcript, error) {
+func (w *writer) play(v keys.PublicKey, m Miner, anchor record.Anchor, env string, counter uint64, d record.DuelID, timeOffset uint64) (record.Transcript, error) {
 	ref, err := reference(env)
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
-	drawn := ledger.Seed{Anchor: anchor, Counter: counter}
+	drawn := record.Seed{Anchor: anchor, Counter: counter}
 	id, err := drawn.Derive(v, env, ref.Factory.Spec().Version)
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
 	seed := sha256.Sum256(append([]byte(id.String()), m.Key.Public().SS58()...))
 	r := rng.New(seed)
@@ -335,43 +336,43 @@ func (w *writer) play(v keys.PublicKey, m Miner, anchor ledger.Anchor, env strin
 		return a
 	})
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
 	ms := int64(1_750_000_000_000 + anchor.Number*60_000 + counter*1_500 + timeOffset)
 	return transcript(v, m, d, drawn, ep, ms, seed), nil
 }
 
 // playHostile records a mult8 challenge answered with XSSReply.
-func (w *writer) playHostile(v keys.PublicKey, m Miner, anchor ledger.Anchor) (ledger.Transcript, error) {
+func (w *writer) playHostile(v keys.PublicKey, m Miner, anchor record.Anchor) (record.Transcript, error) {
 	ref, err := reference("mult8")
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
-	drawn := ledger.Seed{Anchor: anchor, Counter: 1}
+	drawn := record.Seed{Anchor: anchor, Counter: 1}
 	id, err := drawn.Derive(v, "mult8", ref.Factory.Spec().Version)
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
 	ep, err := envs.Play(ref.Factory, id, func([]envs.Message) string { return XSSReply })
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
-	return transcript(v, m, ledger.DuelID{}, drawn, ep, 1_750_000_000_000+int64(anchor.Number)*60_000+700, sha256.Sum256([]byte("hostile"))), nil
+	return transcript(v, m, record.DuelID{}, drawn, ep, 1_750_000_000_000+int64(anchor.Number)*60_000+700, sha256.Sum256([]byte("hostile"))), nil
 }
 
 // transcript records episode ep of challenge drawn, seed varying the
 // details of the exchange.
-func transcript(v keys.PublicKey, m Miner, d ledger.DuelID, drawn ledger.Seed, ep envs.Episode, startMS int64, seed [32]byte) ledger.Transcript {
-	var inv ledger.InvocationID
+func transcript(v keys.PublicKey, m Miner, d record.DuelID, drawn record.Seed, ep envs.Episode, startMS int64, seed [32]byte) record.Transcript {
+	var inv record.InvocationID
 	copy(inv[:], seed[:16])
 	inv[0] |= 1
-	t := ledger.Transcript{
-		Format: ledger.TranscriptFormat, Challenge: ep.ID, Env: ep.ID.Env, EnvVersion: ep.ID.Version,
+	t := record.Transcript{
+		Format: record.TranscriptFormat, Challenge: ep.ID, Env: ep.ID.Env, EnvVersion: ep.ID.Version,
 		Validator: v, Seed: &drawn, Miner: m.ledgerMiner(), Duel: d, Invocation: inv,
 		Conversation: ep.Messages, TurnRewards: make([]int64, len(ep.Rewards)),
 		Reward: int64(ep.Reward), Reason: ep.Reason,
 		LatencyMS: 200 + uint64(seed[20])*4, Attempts: 1, HTTPStatus: 200,
-		Usage:     &ledger.Usage{PromptTokens: 40 + uint64(seed[21]), CompletionTokens: 5 + uint64(seed[22])},
+		Usage:     &record.Usage{PromptTokens: 40 + uint64(seed[21]), CompletionTokens: 5 + uint64(seed[22])},
 		StartedMS: startMS, FinishedMS: startMS + 200 + int64(seed[20])*4,
 	}
 	for i, r := range ep.Rewards {

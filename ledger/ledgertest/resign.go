@@ -10,6 +10,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // ReplaceTranscript plays a validator that signed what its store would
@@ -24,7 +25,7 @@ import (
 // above still link the old one, so height must be below the head (the
 // store checks its head when it opens). It returns the CIDs of the new
 // block and transcript.
-func ReplaceTranscript(dir string, k *keys.Hotkey, height uint64, index int, edit func(*ledger.Transcript)) (block, transcript cid.Cid, err error) {
+func ReplaceTranscript(dir string, k *keys.Hotkey, height uint64, index int, edit func(*record.Transcript)) (block, transcript cid.Cid, err error) {
 	v := k.Public()
 	s, err := ledger.Open(dir)
 	if err != nil {
@@ -52,7 +53,7 @@ func ReplaceTranscript(dir string, k *keys.Hotkey, height uint64, index int, edi
 	return bc, tc, err
 }
 
-func resign(s *ledger.Store, k *keys.Hotkey, height uint64, index int, edit func(*ledger.Transcript)) (traw, braw []byte, bc, tc cid.Cid, err error) {
+func resign(s *ledger.Store, k *keys.Hotkey, height uint64, index int, edit func(*record.Transcript)) (traw, braw []byte, bc, tc cid.Cid, err error) {
 	v := k.Public()
 	head, err := s.Head(v)
 	if err != nil {
@@ -98,7 +99,7 @@ func resign(s *ledger.Store, k *keys.Hotkey, height uint64, index int, edit func
 	h := b.Header
 	h.Transcripts = append([]codec.Link(nil), h.Transcripts...)
 	h.Transcripts[index] = codec.LinkTo(tc)
-	h.Checkpoint = ledger.CheckpointOf(leaves)
-	_, braw, bc, err = ledger.Sign(h, k)
+	h.Checkpoint = record.CheckpointOf(leaves)
+	_, braw, bc, err = record.Sign(h, k)
 	return traw, braw, bc, tc, err
 }

@@ -18,8 +18,8 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/p2p"
 )
@@ -205,11 +205,11 @@ func (c *Cluster) WaitHeads(ctx context.Context, v keys.PublicKey, height uint64
 }
 
 // Transcripts returns count transcripts of v numbered from first
-// (ledgertest.Transcript), each reply padded to pad bytes.
-func Transcripts(v keys.PublicKey, first uint64, count, pad int) []ledger.Transcript {
-	out := make([]ledger.Transcript, count)
+// (recordtest.Transcript), each reply padded to pad bytes.
+func Transcripts(v keys.PublicKey, first uint64, count, pad int) []record.Transcript {
+	out := make([]record.Transcript, count)
 	for i := range out {
-		out[i] = ledgertest.Transcript(v, first+uint64(i), pad)
+		out[i] = recordtest.Transcript(v, first+uint64(i), pad)
 	}
 	return out
 }

@@ -20,7 +20,8 @@ import (
 	"github.com/affine-ledger/ledger/envs/registry"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // Spec describes a ledger to build.
@@ -46,7 +47,7 @@ type Spec struct {
 	Format uint64
 	// Mutate, if set, may change transcript i of block b of validator v
 	// after it was played: a lying validator, for tests.
-	Mutate func(v, b, i int, t *ledger.Transcript)
+	Mutate func(v, b, i int, t *record.Transcript)
 }
 
 // Key returns validator i's hotkey (deterministic).
@@ -84,7 +85,7 @@ func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
 		n := 0
 		// Counters count the challenges drawn per env at one anchor,
 		// from 0 (spec/challenge-id.md).
-		counters := map[ledger.Anchor]map[string]uint64{}
+		counters := map[record.Anchor]map[string]uint64{}
 		for b := 0; b < spec.Blocks; b++ {
 			anchor := BlockAnchor(b)
 			start := anchor
@@ -94,15 +95,15 @@ func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
 			if counters[start] == nil {
 				counters[start] = map[string]uint64{}
 			}
-			ts := make([]ledger.Transcript, 0, spec.PerBlock)
+			ts := make([]record.Transcript, 0, spec.PerBlock)
 			for i := 0; i < spec.PerBlock; i++ {
 				env := names[n%len(names)]
 				t, err := Transcript(k.Public(), start, env, counters[start][env], n, spec.Pad)
 				if err != nil {
 					return nil, err
 				}
-				if spec.Format == ledger.TranscriptFormatV1 {
-					t.Format, t.Seed = ledger.TranscriptFormatV1, nil
+				if spec.Format == record.TranscriptFormatV1 {
+					t.Format, t.Seed = record.TranscriptFormatV1, nil
 				}
 				counters[start][env]++
 				n++
@@ -161,21 +162,21 @@ func Prose(n int, seed uint64) string {
 }
 
 // BlockAnchor is the anchor Build appends block b of every chain with.
-func BlockAnchor(b int) ledger.Anchor { return ledgertest.Anchor(uint64(b + 1)) }
+func BlockAnchor(b int) record.Anchor { return recordtest.Anchor(uint64(b + 1)) }
 
 // Transcript plays counter's challenge of env drawn by v at anchor, with a
 // model that always replies with the same text (n varies it), and records
 // it as a validator would (format 2, its seed recorded).
-func Transcript(v keys.PublicKey, anchor ledger.Anchor, env string, counter uint64, n, pad int) (ledger.Transcript, error) {
+func Transcript(v keys.PublicKey, anchor record.Anchor, env string, counter uint64, n, pad int) (record.Transcript, error) {
 	f, err := registry.Latest(env)
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
 	spec := f.Spec()
-	seed := ledger.Seed{Anchor: anchor, Counter: counter}
+	seed := record.Seed{Anchor: anchor, Counter: counter}
 	id, err := seed.Derive(v, spec.Name, spec.Version)
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
 	reply := fmt.Sprintf("<answer>%d</answer>", n%10)
 	if pad > len(reply) {
@@ -183,25 +184,25 @@ func Transcript(v keys.PublicKey, anchor ledger.Anchor, env string, counter uint
 	}
 	ep, err := envs.Play(f, id, func([]envs.Message) string { return reply })
 	if err != nil {
-		return ledger.Transcript{}, err
+		return record.Transcript{}, err
 	}
 	rewards := make([]int64, len(ep.Rewards))
 	for i, r := range ep.Rewards {
 		rewards[i] = int64(r)
 	}
-	var inv ledger.InvocationID
+	var inv record.InvocationID
 	copy(inv[:], fmt.Sprintf("inv-%08d-%06d", n, counter))
 	miner := Miner(n % 3)
 	start := int64(1_700_000_000_000 + n*1000)
-	return ledger.Transcript{
-		Format:       ledger.TranscriptFormat,
+	return record.Transcript{
+		Format:       record.TranscriptFormat,
 		Challenge:    id,
 		Env:          id.Env,
 		EnvVersion:   id.Version,
 		Validator:    v,
 		Seed:         &seed,
-		Miner:        ledger.Miner{Hotkey: miner, UID: uint16(n % 3), Model: fmt.Sprintf("org/model-%d", n%3), Revision: "main", ModelHash: []byte{0xab, byte(n % 3)}, Endpoint: "chute"},
-		Duel:         ledger.Duel{Champion: Miner(0), Contender: Miner(1), Start: anchor}.ID(),
+		Miner:        record.Miner{Hotkey: miner, UID: uint16(n % 3), Model: fmt.Sprintf("org/model-%d", n%3), Revision: "main", ModelHash: []byte{0xab, byte(n % 3)}, Endpoint: "chute"},
+		Duel:         record.Duel{Champion: Miner(0), Contender: Miner(1), Start: anchor}.ID(),
 		Invocation:   inv,
 		Conversation: ep.Messages,
 		TurnRewards:  rewards,
@@ -210,7 +211,7 @@ func Transcript(v keys.PublicKey, anchor ledger.Anchor, env string, counter uint
 		LatencyMS:    100,
 		Attempts:     1,
 		HTTPStatus:   200,
-		Usage:        &ledger.Usage{PromptTokens: 10, CompletionTokens: 5},
+		Usage:        &record.Usage{PromptTokens: 10, CompletionTokens: 5},
 		StartedMS:    start,
 		FinishedMS:   start + 100,
 	}, nil
@@ -226,7 +227,7 @@ func Equivocate(s *ledger.Store, k *keys.Hotkey, height uint64) (cid.Cid, error)
 	}
 	h := b.Header
 	h.TimeMS++
-	_, raw, _, err := ledger.Sign(h, k)
+	_, raw, _, err := record.Sign(h, k)
 	if err != nil {
 		return cid.Undef, err
 	}

@@ -1,4 +1,4 @@
-package ledger
+package record
 
 import (
 	"math/rand/v2"

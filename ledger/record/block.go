@@ -1,4 +1,4 @@
-package ledger
+package record
 
 import (
 	"encoding/hex"
@@ -72,7 +72,7 @@ type BlockRef struct {
 }
 
 func (r BlockRef) String() string {
-	return fmt.Sprintf("validator %s height %d (%s)", r.Validator.Short(), r.Height, shortCID(r.CID))
+	return fmt.Sprintf("validator %s height %d (%s)", r.Validator.Short(), r.Height, codec.ShortCID(r.CID))
 }
 
 // Check enforces the structural rules of spec/ledger.md#block: everything
@@ -86,7 +86,7 @@ func (h *Header) Check() error {
 		return malformed(what, "validator is not set")
 	}
 	if (h.Height == 0) != h.Prev.IsZero() {
-		return malformed(what, "height %d with prev %s: only height 0 has no previous block", h.Height, shortCID(h.Prev.Cid))
+		return malformed(what, "height %d with prev %s: only height 0 has no previous block", h.Height, codec.ShortCID(h.Prev.Cid))
 	}
 	if !h.Prev.IsZero() {
 		if err := checkAddress(h.Prev.Cid); err != nil {

@@ -1,4 +1,4 @@
-package ledger_test
+package record_test
 
 import (
 	"bytes"
@@ -7,16 +7,16 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // A format-2 transcript records its seed, and the seed derives its
 // challenge.
 func TestTranscriptSeed(t *testing.T) {
 	v := alice(t).Public()
-	tr := ledgertest.Transcript(v, 42, 0)
-	if tr.Format != ledger.TranscriptFormat || tr.Seed == nil || tr.Seed.Counter != 42 || tr.Seed.Anchor != ledgertest.SeedAnchor {
+	tr := recordtest.Transcript(v, 42, 0)
+	if tr.Format != record.TranscriptFormat || tr.Seed == nil || tr.Seed.Counter != 42 || tr.Seed.Anchor != recordtest.SeedAnchor {
 		t.Fatalf("sample transcript: format %d seed %+v", tr.Format, tr.Seed)
 	}
 	id, err := tr.Seed.Derive(v, tr.Env, tr.EnvVersion)
@@ -27,7 +27,7 @@ func TestTranscriptSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ledger.DecodeTranscript(raw)
+	back, err := record.DecodeTranscript(raw)
 	if err != nil || back.Seed == nil || *back.Seed != *tr.Seed {
 		t.Fatalf("seed does not survive a round trip: %v %+v", err, back)
 	}
@@ -47,7 +47,7 @@ func TestTranscriptSeed(t *testing.T) {
 // bytes; each format has exactly one layout.
 func TestTranscriptFormat1(t *testing.T) {
 	v := alice(t).Public()
-	old := ledgertest.TranscriptV1(v, 7, 0)
+	old := recordtest.TranscriptV1(v, 7, 0)
 	raw, c, err := old.Encode()
 	if err != nil {
 		t.Fatal(err)
@@ -55,11 +55,11 @@ func TestTranscriptFormat1(t *testing.T) {
 	if bytes.Contains(raw, []byte("seed")) {
 		t.Fatal("format 1 encodes a seed key")
 	}
-	back, err := ledger.DecodeTranscript(raw)
+	back, err := record.DecodeTranscript(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Format != ledger.TranscriptFormatV1 || back.Seed != nil || back.Challenge != old.Challenge {
+	if back.Format != record.TranscriptFormatV1 || back.Seed != nil || back.Challenge != old.Challenge {
 		t.Fatalf("format 1 decodes as format %d seed %+v", back.Format, back.Seed)
 	}
 	again, c2, err := back.Encode()
@@ -68,7 +68,7 @@ func TestTranscriptFormat1(t *testing.T) {
 	}
 	// The same fields and challenge as format 2 differ only by the seed
 	// key: same transcript, other bytes and CID.
-	cur := ledgertest.Transcript(v, 7, 0)
+	cur := recordtest.Transcript(v, 7, 0)
 	raw2, c3, err := cur.Encode()
 	if err != nil || c3.Equals(c) || len(raw2) <= len(raw) {
 		t.Fatalf("format 2 of the same record: %d bytes vs %d, CIDs equal %v (err %v)", len(raw2), len(raw), c3.Equals(c), err)
@@ -82,7 +82,7 @@ func TestTranscriptFormat1(t *testing.T) {
 		t.Fatal(err)
 	}
 	noKey := cur
-	noKey.Format = ledger.TranscriptFormatV1
+	noKey.Format = record.TranscriptFormatV1
 	noKey.Seed = nil
 	encNoKey, _, err := noKey.Encode()
 	if err != nil {
@@ -96,8 +96,8 @@ func TestTranscriptFormat1(t *testing.T) {
 		"format 1 with a null seed": {encNull, "no seed key"},
 		"format 2 without seed key": {encNoKey, "format 2 has no seed"},
 	} {
-		_, err := ledger.DecodeTranscript(tc.raw)
-		if !errors.Is(err, ledger.ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
+		_, err := record.DecodeTranscript(tc.raw)
+		if !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want ErrMalformed saying %q", name, err, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package ledger
+package record
 
 import (
 	"crypto/rand"
@@ -127,7 +127,7 @@ func NewInvocationID() InvocationID {
 	var id InvocationID
 	if _, err := rand.Read(id[:]); err != nil {
 		// crypto/rand.Read does not fail on supported platforms (Go 1.24+).
-		panic(fmt.Sprintf("ledger: crypto/rand: %v", err))
+		panic(fmt.Sprintf("record: crypto/rand: %v", err))
 	}
 	return id
 }

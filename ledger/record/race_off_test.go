@@ -1,5 +1,5 @@
 //go:build !race
 
-package ledger
+package record
 
 const raceEnabled = false

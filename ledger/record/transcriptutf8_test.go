@@ -1,12 +1,12 @@
-package ledger_test
+package record_test
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestDecodeRefusesTextNotUTF8: decoding skips Check's UTF-8 scan, since
@@ -14,27 +14,27 @@ import (
 // UTF-8 in any text field, in either format and either decoder, must still
 // be refused.
 func TestDecodeRefusesTextNotUTF8(t *testing.T) {
-	fields := map[string]func(*ledger.Transcript, string){
-		"reason":         func(t *ledger.Transcript, s string) { t.Reason = s },
-		"error":          func(t *ledger.Transcript, s string) { t.Error = s },
-		"miner model":    func(t *ledger.Transcript, s string) { t.Miner.Model = s },
-		"miner revision": func(t *ledger.Transcript, s string) { t.Miner.Revision = s },
-		"miner endpoint": func(t *ledger.Transcript, s string) { t.Miner.Endpoint = s },
-		"message":        func(t *ledger.Transcript, s string) { t.Conversation[2].Content = s },
+	fields := map[string]func(*record.Transcript, string){
+		"reason":         func(t *record.Transcript, s string) { t.Reason = s },
+		"error":          func(t *record.Transcript, s string) { t.Error = s },
+		"miner model":    func(t *record.Transcript, s string) { t.Miner.Model = s },
+		"miner revision": func(t *record.Transcript, s string) { t.Miner.Revision = s },
+		"miner endpoint": func(t *record.Transcript, s string) { t.Miner.Endpoint = s },
+		"message":        func(t *record.Transcript, s string) { t.Conversation[2].Content = s },
 	}
 	const marker = "ZZmarkerZZ"
 	for _, format := range []string{"format 2", "format 1"} {
 		for name, set := range fields {
-			tr := ledgertest.Transcript(keys.PublicKey{7}, 3, 100)
+			tr := recordtest.Transcript(keys.PublicKey{7}, 3, 100)
 			if format == "format 1" {
-				tr = ledgertest.TranscriptV1(keys.PublicKey{7}, 3, 100)
+				tr = recordtest.TranscriptV1(keys.PublicKey{7}, 3, 100)
 			}
 			set(&tr, "é "+marker+" ü")
 			raw, _, err := tr.Encode()
 			if err != nil {
 				t.Fatalf("%s %s: %v", format, name, err)
 			}
-			for _, decode := range []func([]byte) (*ledger.Transcript, error){ledger.DecodeTranscript, ledger.DecodeTranscriptBorrowed} {
+			for _, decode := range []func([]byte) (*record.Transcript, error){record.DecodeTranscript, record.DecodeTranscriptBorrowed} {
 				if _, err := decode(raw); err != nil {
 					t.Fatalf("%s %s: the intact transcript: %v", format, name, err)
 				}

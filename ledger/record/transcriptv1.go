@@ -1,4 +1,4 @@
-package ledger
+package record
 
 import (
 	"github.com/affine-ledger/ledger/challenge"

@@ -1,4 +1,4 @@
-package ledger
+package record
 
 import (
 	"crypto"
@@ -10,6 +10,8 @@ import (
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
+
+	"github.com/affine-ledger/ledger/codec"
 )
 
 // Checkpoint commits to a validator's whole log: the number of transcripts
@@ -78,7 +80,7 @@ func (t *Tree) Root() Hash {
 	root, err := t.r.GetRootHash(nil)
 	if err != nil {
 		// Only possible for a range not starting at 0, which a Tree never is.
-		panic(fmt.Sprintf("ledger: merkle root: %v", err))
+		panic(fmt.Sprintf("record: merkle root: %v", err))
 	}
 	var h Hash
 	copy(h[:], root)
@@ -115,10 +117,12 @@ type Node struct {
 // perfect subtree root this completes, the leaf itself included; storing
 // those nodes is what makes proofs for any tree size cheap.
 func (t *Tree) Append(transcript cid.Cid, visit func(Node)) {
-	t.appendLeaf(LeafHash(transcript), visit)
+	t.AppendLeaf(LeafHash(transcript), visit)
 }
 
-func (t *Tree) appendLeaf(leaf Hash, visit func(Node)) {
+// AppendLeaf is Append of a leaf hash already computed with LeafHash, so
+// that the caller can hash leaves on other goroutines.
+func (t *Tree) AppendLeaf(leaf Hash, visit func(Node)) {
 	var fn compact.VisitFn
 	if visit != nil {
 		fn = func(id compact.NodeID, h []byte) {
@@ -129,7 +133,7 @@ func (t *Tree) appendLeaf(leaf Hash, visit func(Node)) {
 	}
 	if err := t.r.Append(leaf[:], fn); err != nil {
 		// Append fails only for hashes of the wrong shape, never here.
-		panic(fmt.Sprintf("ledger: merkle append: %v", err))
+		panic(fmt.Sprintf("record: merkle append: %v", err))
 	}
 }
 
@@ -151,7 +155,7 @@ var ErrBadProof = errors.New("proof does not verify")
 func VerifyInclusion(transcript cid.Cid, index uint64, cp Checkpoint, p [][]byte) error {
 	leaf := LeafHash(transcript)
 	if err := proof.VerifyInclusion(hasher, index, cp.Size, leaf[:], p, cp.Root[:]); err != nil {
-		return fmt.Errorf("inclusion of %s at %d in log of size %d: %w: %v", shortCID(transcript), index, cp.Size, ErrBadProof, err)
+		return fmt.Errorf("inclusion of %s at %d in log of size %d: %w: %v", codec.ShortCID(transcript), index, cp.Size, ErrBadProof, err)
 	}
 	return nil
 }

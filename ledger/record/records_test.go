@@ -1,4 +1,4 @@
-package ledger_test
+package record_test
 
 import (
 	"bytes"
@@ -12,30 +12,15 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
-func alice(t testing.TB) *keys.Hotkey {
-	t.Helper()
-	k, err := keys.FromURI("//Alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-func bob(t testing.TB) *keys.Hotkey {
-	t.Helper()
-	k, err := keys.FromURI("//Bob")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
+func alice(t testing.TB) *keys.Hotkey { return recordtest.Hotkey(t, "//Alice") }
+func bob(t testing.TB) *keys.Hotkey   { return recordtest.Hotkey(t, "//Bob") }
 
 func TestTranscriptRoundTrip(t *testing.T) {
-	tr := ledgertest.Transcript(alice(t).Public(), 7, 0)
+	tr := recordtest.Transcript(alice(t).Public(), 7, 0)
 	raw, c, err := tr.Encode()
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +28,7 @@ func TestTranscriptRoundTrip(t *testing.T) {
 	if !c.Equals(codec.Sum(raw)) {
 		t.Fatal("CID is not the hash of the bytes")
 	}
-	back, err := ledger.DecodeTranscript(raw)
+	back, err := record.DecodeTranscript(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +45,7 @@ func TestTranscriptRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back, err = ledger.DecodeTranscript(raw); err != nil || back.Usage != nil {
+	if back, err = record.DecodeTranscript(raw); err != nil || back.Usage != nil {
 		t.Fatalf("null usage: %v %+v", err, back)
 	}
 }
@@ -69,43 +54,43 @@ func TestTranscriptCheck(t *testing.T) {
 	v := alice(t).Public()
 	cases := []struct {
 		name string
-		edit func(*ledger.Transcript)
+		edit func(*record.Transcript)
 		want string
 	}{
-		{"format", func(tr *ledger.Transcript) { tr.Format = 3 }, "format 3"},
-		{"format 2 without seed", func(tr *ledger.Transcript) { tr.Seed = nil }, "has no seed"},
-		{"format 1 with seed", func(tr *ledger.Transcript) { tr.Format = ledger.TranscriptFormatV1 }, "records no seed"},
-		{"seed counter", func(tr *ledger.Transcript) { tr.Seed.Counter++ }, "counter 2 derives seed"},
-		{"seed anchor hash", func(tr *ledger.Transcript) { tr.Seed.Anchor.Hash[0] ^= 1 }, "derives seed"},
-		{"seed of another validator", func(tr *ledger.Transcript) { tr.Validator = bob(t).Public() }, "derives seed"},
-		{"env mismatch", func(tr *ledger.Transcript) { tr.Env = "sat" }, "disagrees with challenge"},
-		{"version mismatch", func(tr *ledger.Transcript) { tr.EnvVersion = 2 }, "disagrees with challenge"},
-		{"no validator", func(tr *ledger.Transcript) { tr.Validator = keys.PublicKey{} }, "validator is not set"},
-		{"no miner", func(tr *ledger.Transcript) { tr.Miner.Hotkey = keys.PublicKey{} }, "miner hotkey"},
-		{"no invocation", func(tr *ledger.Transcript) { tr.Invocation = ledger.InvocationID{} }, "invocation"},
-		{"bad role", func(tr *ledger.Transcript) { tr.Conversation[0].Role = "System" }, "role"},
-		{"empty role", func(tr *ledger.Transcript) { tr.Conversation[0].Role = "" }, "role"},
-		{"too many messages", func(tr *ledger.Transcript) {
-			tr.Conversation = make([]envs.Message, ledger.MaxMessages+1)
+		{"format", func(tr *record.Transcript) { tr.Format = 3 }, "format 3"},
+		{"format 2 without seed", func(tr *record.Transcript) { tr.Seed = nil }, "has no seed"},
+		{"format 1 with seed", func(tr *record.Transcript) { tr.Format = record.TranscriptFormatV1 }, "records no seed"},
+		{"seed counter", func(tr *record.Transcript) { tr.Seed.Counter++ }, "counter 2 derives seed"},
+		{"seed anchor hash", func(tr *record.Transcript) { tr.Seed.Anchor.Hash[0] ^= 1 }, "derives seed"},
+		{"seed of another validator", func(tr *record.Transcript) { tr.Validator = bob(t).Public() }, "derives seed"},
+		{"env mismatch", func(tr *record.Transcript) { tr.Env = "sat" }, "disagrees with challenge"},
+		{"version mismatch", func(tr *record.Transcript) { tr.EnvVersion = 2 }, "disagrees with challenge"},
+		{"no validator", func(tr *record.Transcript) { tr.Validator = keys.PublicKey{} }, "validator is not set"},
+		{"no miner", func(tr *record.Transcript) { tr.Miner.Hotkey = keys.PublicKey{} }, "miner hotkey"},
+		{"no invocation", func(tr *record.Transcript) { tr.Invocation = record.InvocationID{} }, "invocation"},
+		{"bad role", func(tr *record.Transcript) { tr.Conversation[0].Role = "System" }, "role"},
+		{"empty role", func(tr *record.Transcript) { tr.Conversation[0].Role = "" }, "role"},
+		{"too many messages", func(tr *record.Transcript) {
+			tr.Conversation = make([]envs.Message, record.MaxMessages+1)
 			for i := range tr.Conversation {
 				tr.Conversation[i] = envs.Message{Role: "user", Content: "x"}
 			}
 		}, "messages, max"},
-		{"conversation too big", func(tr *ledger.Transcript) {
-			tr.Conversation[2].Content = strings.Repeat("y", ledger.MaxConversationBytes)
+		{"conversation too big", func(tr *record.Transcript) {
+			tr.Conversation[2].Content = strings.Repeat("y", record.MaxConversationBytes)
 		}, "conversation exceeds"},
-		{"long reason", func(tr *ledger.Transcript) { tr.Reason = strings.Repeat("r", ledger.MaxTextField+1) }, "reason has"},
-		{"long model hash", func(tr *ledger.Transcript) { tr.Miner.ModelHash = make([]byte, 65) }, "model hash"},
-		{"times", func(tr *ledger.Transcript) { tr.FinishedMS = tr.StartedMS - 1 }, "started"},
-		{"negative time", func(tr *ledger.Transcript) { tr.StartedMS = -1 }, "started"},
-		{"turn rewards", func(tr *ledger.Transcript) { tr.TurnRewards = make([]int64, ledger.MaxTurnRewards+1) }, "turn rewards"},
+		{"long reason", func(tr *record.Transcript) { tr.Reason = strings.Repeat("r", record.MaxTextField+1) }, "reason has"},
+		{"long model hash", func(tr *record.Transcript) { tr.Miner.ModelHash = make([]byte, 65) }, "model hash"},
+		{"times", func(tr *record.Transcript) { tr.FinishedMS = tr.StartedMS - 1 }, "started"},
+		{"negative time", func(tr *record.Transcript) { tr.StartedMS = -1 }, "started"},
+		{"turn rewards", func(tr *record.Transcript) { tr.TurnRewards = make([]int64, record.MaxTurnRewards+1) }, "turn rewards"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tr := ledgertest.Transcript(v, 1, 0)
+			tr := recordtest.Transcript(v, 1, 0)
 			c.edit(&tr)
 			_, _, err := tr.Encode()
-			if err == nil || !errors.Is(err, ledger.ErrMalformed) || !strings.Contains(err.Error(), c.want) {
+			if err == nil || !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want ErrMalformed mentioning %q", err, c.want)
 			}
 		})
@@ -113,7 +98,7 @@ func TestTranscriptCheck(t *testing.T) {
 }
 
 func TestDecodeTranscriptRejects(t *testing.T) {
-	tr := ledgertest.Transcript(alice(t).Public(), 1, 0)
+	tr := recordtest.Transcript(alice(t).Public(), 1, 0)
 	raw, _, err := tr.Encode()
 	if err != nil {
 		t.Fatal(err)
@@ -138,11 +123,11 @@ func TestDecodeTranscriptRejects(t *testing.T) {
 		"check fails":    badRaw,
 		"short bytes":    short,
 		"not a map":      {0x01},
-		"oversized":      make([]byte, ledger.MaxTranscriptBytes+1),
+		"oversized":      make([]byte, record.MaxTranscriptBytes+1),
 		"unknown field":  append([]byte{raw[0] + 1}, append(raw[1:], 0x61, 'z', 0x00)...),
 		"block as trans": mustBlockBytes(t),
 	} {
-		if _, err := ledger.DecodeTranscript(b); !errors.Is(err, ledger.ErrMalformed) {
+		if _, err := record.DecodeTranscript(b); !errors.Is(err, record.ErrMalformed) {
 			t.Errorf("%s: got %v, want ErrMalformed", name, err)
 		}
 	}
@@ -150,20 +135,20 @@ func TestDecodeTranscriptRejects(t *testing.T) {
 
 func mustBlockBytes(t testing.TB) []byte {
 	k := alice(t)
-	_, raw, _, err := ledger.Sign(ledger.Header{Format: 1, Validator: k.Public(), Checkpoint: ledger.Checkpoint{Root: ledger.EmptyRoot()}}, k)
+	_, raw, _, err := record.Sign(record.Header{Format: 1, Validator: k.Public(), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, k)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return raw
 }
 
-func header(t testing.TB, k *keys.Hotkey, n int) (ledger.Header, map[cid.Cid][]byte) {
+func header(t testing.TB, k *keys.Hotkey, n int) (record.Header, map[cid.Cid][]byte) {
 	t.Helper()
-	h := ledger.Header{Format: ledger.BlockFormat, Validator: k.Public(), TimeMS: 1_700_000_000_000, Anchor: ledgertest.Anchor(5)}
+	h := record.Header{Format: record.BlockFormat, Validator: k.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(5)}
 	objs := map[cid.Cid][]byte{}
 	var cids []cid.Cid
 	for i := 0; i < n; i++ {
-		tr := ledgertest.Transcript(k.Public(), uint64(i), 0)
+		tr := recordtest.Transcript(k.Public(), uint64(i), 0)
 		raw, c, err := tr.Encode()
 		if err != nil {
 			t.Fatal(err)
@@ -172,21 +157,21 @@ func header(t testing.TB, k *keys.Hotkey, n int) (ledger.Header, map[cid.Cid][]b
 		cids = append(cids, c)
 		h.Transcripts = append(h.Transcripts, codec.LinkTo(c))
 	}
-	h.Checkpoint = ledger.CheckpointOf(cids)
+	h.Checkpoint = record.CheckpointOf(cids)
 	return h, objs
 }
 
 func TestBlockSignVerify(t *testing.T) {
 	k := alice(t)
 	h, _ := header(t, k, 3)
-	blk, raw, c, err := ledger.Sign(h, k)
+	blk, raw, c, err := record.Sign(h, k)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.Equals(codec.Sum(raw)) {
 		t.Fatal("block CID is not the hash of the signed bytes")
 	}
-	back, err := ledger.DecodeBlock(raw)
+	back, err := record.DecodeBlock(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,23 +183,23 @@ func TestBlockSignVerify(t *testing.T) {
 	}
 	// The signature covers the domain-separated header bytes exactly.
 	msg, _ := back.SigningBytes()
-	if !bytes.HasPrefix(msg, []byte(ledger.BlockDomain+"\x00")) || !keys.Verify(k.Public(), msg, back.Signature) {
+	if !bytes.HasPrefix(msg, []byte(record.BlockDomain+"\x00")) || !keys.Verify(k.Public(), msg, back.Signature) {
 		t.Fatal("signature is not over BlockDomain || 0x00 || header")
 	}
-	for name, edit := range map[string]func(*ledger.Block){
-		"height":     func(b *ledger.Block) { b.TimeMS++ },
-		"checkpoint": func(b *ledger.Block) { b.Checkpoint.Size++ },
-		"anchor":     func(b *ledger.Block) { b.Anchor.Hash[0] ^= 1 },
-		"validator":  func(b *ledger.Block) { b.Validator = bob(t).Public() },
-		"signature":  func(b *ledger.Block) { b.Signature[5] ^= 1 },
+	for name, edit := range map[string]func(*record.Block){
+		"height":     func(b *record.Block) { b.TimeMS++ },
+		"checkpoint": func(b *record.Block) { b.Checkpoint.Size++ },
+		"anchor":     func(b *record.Block) { b.Anchor.Hash[0] ^= 1 },
+		"validator":  func(b *record.Block) { b.Validator = bob(t).Public() },
+		"signature":  func(b *record.Block) { b.Signature[5] ^= 1 },
 	} {
 		b := *back
 		edit(&b)
-		if err := b.VerifySignature(); !errors.Is(err, ledger.ErrBadSignature) {
+		if err := b.VerifySignature(); !errors.Is(err, record.ErrBadSignature) {
 			t.Errorf("%s altered: got %v, want ErrBadSignature", name, err)
 		}
 	}
-	if _, _, _, err := ledger.Sign(h, bob(t)); err == nil {
+	if _, _, _, err := record.Sign(h, bob(t)); err == nil {
 		t.Fatal("signed a block with another validator's key")
 	}
 }
@@ -225,31 +210,31 @@ func TestBlockCheck(t *testing.T) {
 	link := good.Transcripts[0]
 	cases := []struct {
 		name string
-		edit func(*ledger.Header)
+		edit func(*record.Header)
 		want string
 	}{
-		{"format", func(h *ledger.Header) { h.Format = 0 }, "format 0"},
-		{"prev at height 0", func(h *ledger.Header) { h.Prev = link }, "only height 0"},
-		{"no prev above 0", func(h *ledger.Header) { h.Height = 1 }, "only height 0"},
-		{"size at height 0", func(h *ledger.Header) { h.Checkpoint.Size = 3 }, "checkpoint size"},
-		{"size below count", func(h *ledger.Header) { h.Height, h.Prev, h.Checkpoint.Size = 1, link, 1 }, "checkpoint size"},
-		{"duplicate link", func(h *ledger.Header) { h.Transcripts[1] = link }, "linked twice"},
-		{"null link", func(h *ledger.Header) { h.Decisions = append(h.Decisions, codec.Link{}) }, "null link"},
-		{"raw CID", func(h *ledger.Header) {
+		{"format", func(h *record.Header) { h.Format = 0 }, "format 0"},
+		{"prev at height 0", func(h *record.Header) { h.Prev = link }, "only height 0"},
+		{"no prev above 0", func(h *record.Header) { h.Height = 1 }, "only height 0"},
+		{"size at height 0", func(h *record.Header) { h.Checkpoint.Size = 3 }, "checkpoint size"},
+		{"size below count", func(h *record.Header) { h.Height, h.Prev, h.Checkpoint.Size = 1, link, 1 }, "checkpoint size"},
+		{"duplicate link", func(h *record.Header) { h.Transcripts[1] = link }, "linked twice"},
+		{"null link", func(h *record.Header) { h.Decisions = append(h.Decisions, codec.Link{}) }, "null link"},
+		{"raw CID", func(h *record.Header) {
 			h.Decisions = append(h.Decisions, codec.LinkTo(cid.NewCidV1(cid.Raw, link.Cid.Hash())))
 		}, "not a CIDv1 dag-cbor"},
-		{"too many", func(h *ledger.Header) {
-			h.Decisions = make([]codec.Link, ledger.MaxDecisionsPerBlock+1)
+		{"too many", func(h *record.Header) {
+			h.Decisions = make([]codec.Link, record.MaxDecisionsPerBlock+1)
 		}, "decisions, max"},
-		{"negative time", func(h *ledger.Header) { h.TimeMS = -1 }, "negative time"},
+		{"negative time", func(h *record.Header) { h.TimeMS = -1 }, "negative time"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := good
 			h.Transcripts = append([]codec.Link(nil), good.Transcripts...)
 			c.edit(&h)
-			_, _, _, err := ledger.Sign(h, k)
-			if !errors.Is(err, ledger.ErrMalformed) || !strings.Contains(err.Error(), c.want) {
+			_, _, _, err := record.Sign(h, k)
+			if !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want ErrMalformed mentioning %q", err, c.want)
 			}
 		})
@@ -258,25 +243,25 @@ func TestBlockCheck(t *testing.T) {
 
 func TestDecodeBlockRejects(t *testing.T) {
 	raw := mustBlockBytes(t)
-	tr := ledgertest.Transcript(alice(t).Public(), 1, 0)
+	tr := recordtest.Transcript(alice(t).Public(), 1, 0)
 	trRaw, _, _ := tr.Encode()
 	for name, b := range map[string][]byte{
 		"empty":      nil,
 		"trailing":   append(append([]byte{}, raw...), 0),
 		"truncated":  raw[:len(raw)-2],
 		"transcript": trRaw,
-		"oversized":  make([]byte, ledger.MaxBlockBytes+1),
+		"oversized":  make([]byte, record.MaxBlockBytes+1),
 	} {
-		if _, err := ledger.DecodeBlock(b); !errors.Is(err, ledger.ErrMalformed) {
+		if _, err := record.DecodeBlock(b); !errors.Is(err, record.ErrMalformed) {
 			t.Errorf("%s: got %v, want ErrMalformed", name, err)
 		}
 	}
 }
 
 func TestDuelID(t *testing.T) {
-	d := ledger.Duel{Champion: alice(t).Public(), Contender: bob(t).Public(), Start: ledgertest.Anchor(9)}
+	d := record.Duel{Champion: alice(t).Public(), Contender: bob(t).Public(), Start: recordtest.Anchor(9)}
 	id := d.ID()
-	swapped := ledger.Duel{Champion: d.Contender, Contender: d.Champion, Start: d.Start}
+	swapped := record.Duel{Champion: d.Contender, Contender: d.Champion, Start: d.Start}
 	later := d
 	later.Start.Number++
 	if id.IsZero() || id == swapped.ID() || id == later.ID() || id != d.ID() {
@@ -287,14 +272,14 @@ func TestDuelID(t *testing.T) {
 func TestForkProof(t *testing.T) {
 	k := alice(t)
 	h, _ := header(t, k, 1)
-	_, a, ca, _ := ledger.Sign(h, k)
+	_, a, ca, _ := record.Sign(h, k)
 	h.TimeMS++
-	_, b, cb, _ := ledger.Sign(h, k)
-	p1, err := ledger.NewForkProof(a, b)
+	_, b, cb, _ := record.Sign(h, k)
+	p1, err := record.NewForkProof(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2, err := ledger.NewForkProof(b, a)
+	p2, err := record.NewForkProof(b, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +288,7 @@ func TestForkProof(t *testing.T) {
 	if !c1.Equals(c2) {
 		t.Fatal("fork proof depends on the order blocks were seen")
 	}
-	back, err := ledger.DecodeForkProof(raw1)
+	back, err := record.DecodeForkProof(raw1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,12 +299,12 @@ func TestForkProof(t *testing.T) {
 	if x.Height != y.Height || x.Validator != y.Validator {
 		t.Fatal("fork proof blocks disagree on validator or height")
 	}
-	if _, err := ledger.NewForkProof(a, a); err == nil {
+	if _, err := record.NewForkProof(a, a); err == nil {
 		t.Fatal("a block is not a fork of itself")
 	}
 	h.Height, h.Prev, h.Checkpoint.Size = 1, codec.LinkTo(ca), 2
-	_, other, _, _ := ledger.Sign(h, k)
-	if _, err := ledger.NewForkProof(a, other); err == nil {
+	_, other, _, _ := record.Sign(h, k)
+	if _, err := record.NewForkProof(a, other); err == nil {
 		t.Fatal("blocks at different heights accepted as a fork")
 	}
 	forged := *back
@@ -334,7 +319,7 @@ func FuzzDecodeTranscript(f *testing.F) {
 	v, _ := keys.FromURI("//Alice")
 	for i := uint64(0); i < 3; i++ {
 		// Both formats: format 2 (seed) and format 1 (no seed key).
-		for _, tr := range []ledger.Transcript{ledgertest.Transcript(v.Public(), i, int(i*10)), ledgertest.TranscriptV1(v.Public(), i, int(i*10))} {
+		for _, tr := range []record.Transcript{recordtest.Transcript(v.Public(), i, int(i*10)), recordtest.TranscriptV1(v.Public(), i, int(i*10))} {
 			raw, _, _ := tr.Encode()
 			f.Add(raw)
 		}
@@ -343,8 +328,8 @@ func FuzzDecodeTranscript(f *testing.F) {
 	f.Add([]byte{0xb3})
 	f.Add([]byte{0xb4})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := ledger.DecodeTranscript(data)
-		borrowed, errB := ledger.DecodeTranscriptBorrowed(data)
+		tr, err := record.DecodeTranscript(data)
+		borrowed, errB := record.DecodeTranscriptBorrowed(data)
 		if (err == nil) != (errB == nil) {
 			t.Fatalf("DecodeTranscript says %v, DecodeTranscriptBorrowed %v", err, errB)
 		}
@@ -364,11 +349,11 @@ func FuzzDecodeTranscript(f *testing.F) {
 func FuzzDecodeBlock(f *testing.F) {
 	k, _ := keys.FromURI("//Alice")
 	h, _ := header(f, k, 2)
-	_, raw, _, _ := ledger.Sign(h, k)
+	_, raw, _, _ := record.Sign(h, k)
 	f.Add(raw)
 	f.Add(mustBlockBytes(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := ledger.DecodeBlock(data)
+		b, err := record.DecodeBlock(data)
 		if err != nil {
 			return
 		}
@@ -383,14 +368,14 @@ func FuzzDecodeBlock(f *testing.F) {
 func FuzzDecodeForkProof(f *testing.F) {
 	k, _ := keys.FromURI("//Alice")
 	h, _ := header(f, k, 1)
-	_, a, _, _ := ledger.Sign(h, k)
+	_, a, _, _ := record.Sign(h, k)
 	h.TimeMS++
-	_, b, _, _ := ledger.Sign(h, k)
-	p, _ := ledger.NewForkProof(a, b)
+	_, b, _, _ := record.Sign(h, k)
+	p, _ := record.NewForkProof(a, b)
 	raw, _, _ := p.Encode()
 	f.Add(raw)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := ledger.DecodeForkProof(data); err != nil {
+		if _, err := record.DecodeForkProof(data); err != nil {
 			return
 		}
 		// Anything accepted is a real equivocation: two valid signatures.
@@ -399,7 +384,7 @@ func FuzzDecodeForkProof(f *testing.F) {
 
 func TestCheckDecision(t *testing.T) {
 	link, _ := codec.Marshal(map[string]any{"l": codec.LinkTo(codec.Sum([]byte("x"))), "n": -3, "s": []any{"a", []byte{1}, true, nil}})
-	if err := ledger.CheckDecision(link); err != nil {
+	if err := record.CheckDecision(link); err != nil {
 		t.Fatalf("valid decision refused: %v", err)
 	}
 	for name, b := range map[string][]byte{
@@ -409,7 +394,7 @@ func TestCheckDecision(t *testing.T) {
 		"non-canonical":  {0xa1, 0x61, 'a', 0x18, 0x01},
 		"trailing bytes": {0x01, 0x01},
 	} {
-		if err := ledger.CheckDecision(b); !errors.Is(err, ledger.ErrMalformed) {
+		if err := record.CheckDecision(b); !errors.Is(err, record.ErrMalformed) {
 			t.Errorf("%s: got %v", name, err)
 		}
 	}
@@ -420,6 +405,6 @@ func FuzzCheckDecision(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte{0xa1, 0x01, 0x02})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = ledger.CheckDecision(data)
+		_ = record.CheckDecision(data)
 	})
 }

@@ -1,4 +1,4 @@
-package ledger_test
+package record_test
 
 import (
 	"crypto/sha256"
@@ -9,7 +9,7 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // mth is RFC 6962 §2.1 written out from the RFC, as an independent check
@@ -39,17 +39,17 @@ func testCIDs(n int) []cid.Cid {
 
 func TestCheckpointMatchesRFC6962(t *testing.T) {
 	cids := testCIDs(70)
-	tree := ledger.NewTree()
+	tree := record.NewTree()
 	for n := 0; n <= len(cids); n++ {
 		want := mth(cids[:n])
-		if got := ledger.CheckpointOf(cids[:n]); got.Size != uint64(n) || got.Root != want {
+		if got := record.CheckpointOf(cids[:n]); got.Size != uint64(n) || got.Root != want {
 			t.Fatalf("size %d: CheckpointOf gives %s, RFC 6962 gives %x", n, got.Root, want)
 		}
 		if got := tree.Root(); got != want {
 			t.Fatalf("size %d: running tree gives %s, want %x", n, got, want)
 		}
 		// The frontier alone rebuilds the running state.
-		back, err := ledger.TreeFromFrontier(tree.Size(), tree.Frontier())
+		back, err := record.TreeFromFrontier(tree.Size(), tree.Frontier())
 		if err != nil || back.Root() != want {
 			t.Fatalf("size %d: frontier round trip: %v", n, err)
 		}
@@ -57,16 +57,16 @@ func TestCheckpointMatchesRFC6962(t *testing.T) {
 			tree.Append(cids[n], nil)
 		}
 	}
-	if _, err := ledger.TreeFromFrontier(5, nil); err == nil {
+	if _, err := record.TreeFromFrontier(5, nil); err == nil {
 		t.Fatal("frontier of the wrong length accepted")
 	}
 }
 
 func TestAppendVisitsPerfectNodes(t *testing.T) {
-	tree := ledger.NewTree()
-	var nodes []ledger.Node
+	tree := record.NewTree()
+	var nodes []record.Node
 	for _, c := range testCIDs(8) {
-		tree.Append(c, func(n ledger.Node) { nodes = append(nodes, n) })
+		tree.Append(c, func(n record.Node) { nodes = append(nodes, n) })
 	}
 	// 8 leaves, 4 + 2 + 1 inner nodes: every perfect subtree once.
 	if len(nodes) != 15 {
@@ -79,11 +79,11 @@ func TestAppendVisitsPerfectNodes(t *testing.T) {
 }
 
 func TestVerifyHelpersRejectEmptyMismatch(t *testing.T) {
-	newer := ledger.CheckpointOf(testCIDs(3))
-	if err := ledger.VerifyConsistency(ledger.Checkpoint{Root: ledger.EmptyRoot()}, newer, nil); err != nil {
+	newer := record.CheckpointOf(testCIDs(3))
+	if err := record.VerifyConsistency(record.Checkpoint{Root: record.EmptyRoot()}, newer, nil); err != nil {
 		t.Fatalf("empty log is a prefix of any log: %v", err)
 	}
-	if err := ledger.VerifyConsistency(ledger.Checkpoint{}, newer, nil); !errors.Is(err, ledger.ErrBadProof) {
+	if err := record.VerifyConsistency(record.Checkpoint{}, newer, nil); !errors.Is(err, record.ErrBadProof) {
 		t.Fatalf("size 0 with a non-empty root: got %v", err)
 	}
 }

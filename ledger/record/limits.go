@@ -1,4 +1,4 @@
-package ledger
+package record
 
 // Size limits of spec/ledger.md. Decoders enforce them before and after
 // parsing, so a peer cannot make a node store or forward more than this.
