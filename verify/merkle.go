@@ -48,7 +48,7 @@ func rootOf(r *compact.Range) record.Hash {
 	return h
 }
 
-func AppendLeaf(r *compact.Range, transcript cid.Cid) {
+func appendLeaf(r *compact.Range, transcript cid.Cid) {
 	if err := r.Append(leafHash(transcript), nil); err != nil {
 		// Append fails only for a hash of the wrong size, never here.
 		panic(fmt.Sprintf("verify: merkle append: %v", err))

@@ -292,7 +292,7 @@ func (vf *Verifier) transcript(b *record.Block, index int, it *item) error {
 	if err := vf.checkSeed(b, t); err != nil {
 		return err
 	}
-	AppendLeaf(ch.tree, b.Transcripts[index].Cid)
+	appendLeaf(ch.tree, b.Transcripts[index].Cid)
 	if vf.opts.Reexecute {
 		vf.rep.Reexecuted++
 		if it.reexecErr != nil {
