@@ -19,6 +19,15 @@ type Link struct{ cid.Cid }
 // LinkTo wraps c.
 func LinkTo(c cid.Cid) Link { return Link{c} }
 
+// LinksTo wraps each of cs.
+func LinksTo(cs []cid.Cid) []Link {
+	out := make([]Link, len(cs))
+	for i, c := range cs {
+		out[i] = Link{c}
+	}
+	return out
+}
+
 // IsZero reports whether l holds no CID.
 func (l Link) IsZero() bool { return !l.Cid.Defined() }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
-	"github.com/affine-ledger/ledger/p2p"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // jsResult is what subscribe.mjs prints about the block it received.
@@ -128,14 +128,14 @@ func TestJSNodeReceivesABlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	var objs [][]byte
-	for _, l := range p2p.Links(b.Block) {
+	for _, l := range wire.Links(b.Block) {
 		raw, err := goNode.Store().Object(l)
 		if err != nil {
 			t.Fatal(err)
 		}
 		objs = append(objs, raw)
 	}
-	msg, err := p2p.EncodeBlockMessage(b.Raw, objs)
+	msg, err := wire.EncodeBlockMessage(b.Raw, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func foreignBlock(t *testing.T, key *keys.Hotkey) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := p2p.EncodeBlockMessage(b.Raw, [][]byte{raw})
+	msg, err := wire.EncodeBlockMessage(b.Raw, [][]byte{raw})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // The adversary harness: hostile peers, built from bare libp2p hosts,
@@ -58,15 +59,15 @@ func newHostile(t *testing.T, ctx context.Context, maxRPC int) (*rogue, *pubsub.
 	if err := h.Network().Listen(ma.StringCast("/ip4/127.0.0.1/tcp/0")); err != nil {
 		t.Fatal(err)
 	}
-	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(p2p.MessageID), pubsub.WithMaxMessageSize(maxRPC))
+	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(wire.MessageID), pubsub.WithMaxMessageSize(maxRPC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := ps.Join(p2p.BlocksTopic(0))
+	blocks, err := ps.Join(wire.BlocksTopic(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	forks, err := ps.Join(p2p.ForksTopic(0))
+	forks, err := ps.Join(wire.ForksTopic(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +110,14 @@ func storedMessage(t *testing.T, s *ledger.Store, v keys.PublicKey, height uint6
 		t.Fatal(err)
 	}
 	var objs [][]byte
-	for _, l := range p2p.Links(b.Block) {
+	for _, l := range wire.Links(b.Block) {
 		raw, err := s.Object(l)
 		if err != nil {
 			t.Fatal(err)
 		}
 		objs = append(objs, raw)
 	}
-	msg, err := p2p.EncodeBlockMessage(b.Raw, objs)
+	msg, err := wire.EncodeBlockMessage(b.Raw, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestAdversaryGossip(t *testing.T) {
 		// and the same block without its objects (a new message ID: the
 		// store finds the block already stored).
 		msg := storedMessage(t, n0.Store(), v1, 0)
-		stripped := encodeMessage(t, p2p.BlockMessage{Block: decodeMessage(t, msg).Block, Objects: [][]byte{}})
+		stripped := encodeMessage(t, wire.BlockMessage{Block: decodeMessage(t, msg).Block, Objects: [][]byte{}})
 		before := net0.Stats()
 		r := newRogue(t, ctx)
 		r.connect(t, ctx, target)
@@ -246,14 +247,14 @@ func TestAdversaryGossip(t *testing.T) {
 		// peer that then serves none of that chain: its claim was a lie.
 		chain := foreignChain(t, ferdie, 0, 5, 1)
 		r := newRogue(t, ctx)
-		r.h.SetStreamHandler(p2p.SyncProtocol, respond(func(req *p2p.Request) *p2p.Response {
+		r.h.SetStreamHandler(wire.SyncProtocol, respond(func(req *wire.Request) *wire.Response {
 			switch {
 			case req.Status != nil:
-				return &p2p.Response{Status: &p2p.Status{Heads: []p2p.Head{}, Forks: []codec.Link{}}}
+				return &wire.Response{Status: &wire.Status{Heads: []wire.Head{}, Forks: []codec.Link{}}}
 			case req.Blocks != nil:
-				return &p2p.Response{Blocks: &p2p.BlocksResponse{Blocks: [][]byte{}, Objects: [][]byte{}}}
+				return &wire.Response{Blocks: &wire.BlocksResponse{Blocks: [][]byte{}, Objects: [][]byte{}}}
 			default:
-				return &p2p.Response{Objects: &p2p.ObjectsResponse{Objects: [][]byte{}}}
+				return &wire.Response{Objects: &wire.ObjectsResponse{Objects: [][]byte{}}}
 			}
 		}))
 		r.connect(t, ctx, target)
@@ -278,11 +279,11 @@ func TestAdversaryGossip(t *testing.T) {
 	badSig := func(bit int) []byte {
 		raw := append([]byte(nil), blk.Raw...)
 		raw[len(raw)-1-bit] ^= 0x01 // inside the trailing signature
-		return encodeMessage(t, p2p.BlockMessage{Block: raw, Objects: objs})
+		return encodeMessage(t, wire.BlockMessage{Block: raw, Objects: objs})
 	}
 	// Data no node has seen: gossipsub's seen cache spans topics, so a
 	// message seen on one topic would be dropped on the other unvalidated.
-	stripped1 := encodeMessage(t, p2p.BlockMessage{Block: decodeMessage(t, honest1).Block, Objects: [][]byte{}})
+	stripped1 := encodeMessage(t, wire.BlockMessage{Block: decodeMessage(t, honest1).Block, Objects: [][]byte{}})
 	fresh := foreignChain(t, eve, 2000, 1, 2)[0]
 	fp, err := record.NewForkProof(decodeMessage(t, fresh).Block, decodeMessage(t, foreignChain(t, eve, 3000, 1, 2)[0]).Block)
 	if err != nil {
@@ -301,7 +302,7 @@ func TestAdversaryGossip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oversized := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, p2p.MaxGossipBytes+1+i) }
+	oversized := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, wire.MaxGossipBytes+1+i) }
 	const blocks, forks = false, true
 	type message struct {
 		forks bool // the topic it goes to
@@ -382,19 +383,19 @@ func TestAdversaryGossip(t *testing.T) {
 
 // respond is a sync protocol handler answering each request with answer's
 // response.
-func respond(answer func(*p2p.Request) *p2p.Response) network.StreamHandler {
+func respond(answer func(*wire.Request) *wire.Response) network.StreamHandler {
 	return func(s network.Stream) {
 		defer s.Close()
 		br := bufio.NewReader(s)
 		size, err := binary.ReadUvarint(br)
-		if err != nil || size > p2p.MaxRequestBytes {
+		if err != nil || size > wire.MaxRequestBytes {
 			return
 		}
 		data := make([]byte, size)
 		if _, err := io.ReadFull(br, data); err != nil {
 			return
 		}
-		req, err := p2p.DecodeRequest(data)
+		req, err := wire.DecodeRequest(data)
 		if err != nil {
 			return
 		}
@@ -409,7 +410,7 @@ func respond(answer func(*p2p.Request) *p2p.Response) network.StreamHandler {
 // openSync opens a sync stream from h to p and writes frame (the whole
 // request, or a part of it) without closing the write side.
 func openSync(ctx context.Context, h host.Host, p peer.ID, frame []byte) (network.Stream, error) {
-	s, err := h.NewStream(ctx, p, p2p.SyncProtocol)
+	s, err := h.NewStream(ctx, p, wire.SyncProtocol)
 	if err != nil {
 		return nil, err
 	}
@@ -420,7 +421,7 @@ func openSync(ctx context.Context, h host.Host, p peer.ID, frame []byte) (networ
 	return s, nil
 }
 
-func frame(t *testing.T, req *p2p.Request) []byte {
+func frame(t *testing.T, req *wire.Request) []byte {
 	t.Helper()
 	data, err := codec.Marshal(req)
 	if err != nil {
@@ -430,20 +431,20 @@ func frame(t *testing.T, req *p2p.Request) []byte {
 }
 
 // readResponse reads and decodes one response frame.
-func readResponse(s network.Stream) (*p2p.Response, error) {
+func readResponse(s network.Stream) (*wire.Response, error) {
 	br := bufio.NewReader(s)
 	size, err := binary.ReadUvarint(br)
 	if err != nil {
 		return nil, err
 	}
-	if size > p2p.MaxResponseBytes {
+	if size > wire.MaxResponseBytes {
 		return nil, fmt.Errorf("response frame of %d bytes", size)
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(br, data); err != nil {
 		return nil, err
 	}
-	return p2p.DecodeResponse(data)
+	return wire.DecodeResponse(data)
 }
 
 // heapInuse is the heap in use after a collection.
@@ -486,8 +487,8 @@ func TestAdversarySyncFlood(t *testing.T) {
 	heap0 := heapInuse()
 
 	// Attackers 1 and 2 take every stream they can and hold them.
-	whole := frame(t, &p2p.Request{Blocks: &p2p.BlocksRequest{Validator: v0, From: 0, Count: p2p.MaxBlocksPerRequest}})
-	announce := binary.AppendUvarint(nil, p2p.MaxRequestBytes) // a length, and nothing after it
+	whole := frame(t, &wire.Request{Blocks: &wire.BlocksRequest{Validator: v0, From: 0, Count: wire.MaxBlocksPerRequest}})
+	announce := binary.AppendUvarint(nil, wire.MaxRequestBytes) // a length, and nothing after it
 	const held = 100
 	type attacker struct {
 		r     *rogue
@@ -527,7 +528,7 @@ func TestAdversarySyncFlood(t *testing.T) {
 	var answered, refused atomic.Int64
 	floodStart := time.Now()
 	var flood sync.WaitGroup
-	req := frame(t, &p2p.Request{Blocks: &p2p.BlocksRequest{Validator: v1, From: 0, Count: 1}})
+	req := frame(t, &wire.Request{Blocks: &wire.BlocksRequest{Validator: v1, From: 0, Count: 1}})
 	for range 16 {
 		flood.Add(1)
 		go func() {

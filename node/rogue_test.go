@@ -23,6 +23,7 @@ import (
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // rogue is a bare libp2p host speaking gossipsub like a node but
@@ -47,11 +48,11 @@ func newRogue(t *testing.T, ctx context.Context) *rogue {
 	if err := h.Network().Listen(ma.StringCast("/ip4/127.0.0.1/tcp/0")); err != nil {
 		t.Fatal(err)
 	}
-	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(p2p.MessageID))
+	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(wire.MessageID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	topic, err := ps.Join(p2p.BlocksTopic(0))
+	topic, err := ps.Join(wire.BlocksTopic(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,14 +111,14 @@ func foreignChain(t *testing.T, key *keys.Hotkey, first uint64, blocks, per int)
 			t.Fatal(err)
 		}
 		var objs [][]byte
-		for _, c := range p2p.Links(b.Block) {
+		for _, c := range wire.Links(b.Block) {
 			raw, err := s.Object(c)
 			if err != nil {
 				t.Fatal(err)
 			}
 			objs = append(objs, raw)
 		}
-		msg, err := p2p.EncodeBlockMessage(b.Raw, objs)
+		msg, err := wire.EncodeBlockMessage(b.Raw, objs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,16 +127,16 @@ func foreignChain(t *testing.T, key *keys.Hotkey, first uint64, blocks, per int)
 	return out
 }
 
-func decodeMessage(t *testing.T, data []byte) p2p.BlockMessage {
+func decodeMessage(t *testing.T, data []byte) wire.BlockMessage {
 	t.Helper()
-	var m p2p.BlockMessage
+	var m wire.BlockMessage
 	if err := codec.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func encodeMessage(t *testing.T, m p2p.BlockMessage) []byte {
+func encodeMessage(t *testing.T, m wire.BlockMessage) []byte {
 	t.Helper()
 	data, err := codec.Marshal(m)
 	if err != nil {
@@ -171,7 +172,7 @@ func TestMaliciousGossipIsRejectedAndContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	var objs [][]byte
-	for _, l := range p2p.Links(honest.Block) {
+	for _, l := range wire.Links(honest.Block) {
 		raw, err := c.Nodes[1].Store().Object(l)
 		if err != nil {
 			t.Fatal(err)
@@ -183,8 +184,8 @@ func TestMaliciousGossipIsRejectedAndContained(t *testing.T) {
 	swapped := [][]byte{objs[1], objs[0]}
 	invalid := [][]byte{
 		unknown,
-		encodeMessage(t, p2p.BlockMessage{Block: badSig, Objects: objs}),
-		encodeMessage(t, p2p.BlockMessage{Block: honest.Raw, Objects: swapped}),
+		encodeMessage(t, wire.BlockMessage{Block: badSig, Objects: objs}),
+		encodeMessage(t, wire.BlockMessage{Block: honest.Raw, Objects: swapped}),
 		[]byte("not a block message"),
 	}
 
@@ -324,7 +325,7 @@ func TestMaliciousSyncPeerIsBanned(t *testing.T) {
 	}
 
 	r := newRogue(t, ctx)
-	r.h.SetStreamHandler(p2p.SyncProtocol, func(s network.Stream) {
+	r.h.SetStreamHandler(wire.SyncProtocol, func(s network.Stream) {
 		defer s.Close()
 		br := bufio.NewReader(s)
 		size, err := binary.ReadUvarint(br)
@@ -335,18 +336,18 @@ func TestMaliciousSyncPeerIsBanned(t *testing.T) {
 		if _, err := io.ReadFull(br, data); err != nil {
 			return
 		}
-		req, err := p2p.DecodeRequest(data)
+		req, err := wire.DecodeRequest(data)
 		if err != nil {
 			return
 		}
-		var resp p2p.Response
+		var resp wire.Response
 		switch {
 		case req.Status != nil:
-			resp.Status = &p2p.Status{Heads: []p2p.Head{{Validator: v.Public(), Height: blk.Height, CID: codec.LinkTo(codec.Sum(m.Block))}}, Forks: []codec.Link{}}
+			resp.Status = &wire.Status{Heads: []wire.Head{{Validator: v.Public(), Height: blk.Height, CID: codec.LinkTo(codec.Sum(m.Block))}}, Forks: []codec.Link{}}
 		case req.Blocks != nil:
-			resp.Blocks = &p2p.BlocksResponse{Blocks: [][]byte{m.Block}, Objects: [][]byte{tampered, m.Objects[1]}}
+			resp.Blocks = &wire.BlocksResponse{Blocks: [][]byte{m.Block}, Objects: [][]byte{tampered, m.Objects[1]}}
 		default:
-			resp.Objects = &p2p.ObjectsResponse{Objects: [][]byte{}}
+			resp.Objects = &wire.ObjectsResponse{Objects: [][]byte{}}
 		}
 		out, err := codec.Marshal(&resp)
 		if err != nil {

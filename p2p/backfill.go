@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // maxBackfills bounds the chains backfilled at once. Chains of different
@@ -116,7 +117,7 @@ func (s *syncer) pull(p peer.ID, v keys.PublicKey, from uint64, claimed claim) e
 	go func() {
 		defer close(ch)
 		for next := from; next <= target; {
-			bs, err := s.n.fetchBlocks(ctx, p, v, next, min(target-next+1, MaxBlocksPerRequest))
+			bs, err := s.n.fetchBlocks(ctx, p, v, next, min(target-next+1, wire.MaxBlocksPerRequest))
 			if err == nil && len(bs) == 0 {
 				err = fmt.Errorf("peer %s has no block of %s at height %d but claimed height %d", p, v.Short(), next, target)
 				if claimed.firm {
@@ -215,7 +216,7 @@ func (s *syncer) resolveFork(p peer.ID, v keys.PublicKey, height uint64) {
 // fetchBlock gets p's block of v at height alone (no objects are needed to
 // put a block at a height the store already has).
 func (n *Network) fetchBlock(ctx context.Context, p peer.ID, v keys.PublicKey, height uint64) ([]byte, error) {
-	resp, err := n.withRetry(ctx, p, &Request{Blocks: &BlocksRequest{Validator: v, From: height, Count: 1}})
+	resp, err := n.withRetry(ctx, p, &wire.Request{Blocks: &wire.BlocksRequest{Validator: v, From: height, Count: 1}})
 	if err != nil {
 		return nil, err
 	}

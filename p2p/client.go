@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // RemoteError is a peer's error response.
@@ -28,14 +29,14 @@ func (e *RemoteError) Error() string {
 // request makes one sync exchange with p: one stream, one request, one
 // response. A response that breaks the spec is misbehavior; an error
 // response is a *RemoteError.
-func (n *Network) request(ctx context.Context, p peer.ID, req *Request) (*Response, error) {
+func (n *Network) request(ctx context.Context, p peer.ID, req *wire.Request) (*wire.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
 	data, err := codec.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("sync request: %w", err)
 	}
-	s, err := n.host.NewStream(ctx, p, SyncProtocol)
+	s, err := n.host.NewStream(ctx, p, wire.SyncProtocol)
 	if err != nil {
 		return nil, fmt.Errorf("sync with %s: %w", p, err)
 	}
@@ -43,7 +44,7 @@ func (n *Network) request(ctx context.Context, p peer.ID, req *Request) (*Respon
 	defer stop()
 	deadline, _ := ctx.Deadline()
 	s.SetDeadline(deadline)
-	if err := writeFrame(s, data); err != nil {
+	if err := wire.WriteFrame(s, data); err != nil {
 		s.Reset()
 		return nil, fmt.Errorf("sync with %s: send: %w", p, err)
 	}
@@ -51,7 +52,7 @@ func (n *Network) request(ctx context.Context, p peer.ID, req *Request) (*Respon
 		s.Reset()
 		return nil, fmt.Errorf("sync with %s: send: %w", p, err)
 	}
-	raw, err := readFrame(bufio.NewReader(s), MaxResponseBytes)
+	raw, err := wire.ReadFrame(bufio.NewReader(s), wire.MaxResponseBytes)
 	if err != nil {
 		s.Reset()
 		if isMisbehavior(err) {
@@ -60,7 +61,7 @@ func (n *Network) request(ctx context.Context, p peer.ID, req *Request) (*Respon
 		return nil, fmt.Errorf("sync with %s: receive: %w", p, err)
 	}
 	s.Close()
-	resp, err := DecodeResponse(raw)
+	resp, err := wire.DecodeResponse(raw)
 	if err != nil {
 		return nil, bad(fmt.Errorf("sync response from %s: %w", p, err))
 	}
@@ -71,12 +72,12 @@ func (n *Network) request(ctx context.Context, p peer.ID, req *Request) (*Respon
 }
 
 // withRetry repeats a request refused as rate limited or busy, a few times.
-func (n *Network) withRetry(ctx context.Context, p peer.ID, req *Request) (*Response, error) {
+func (n *Network) withRetry(ctx context.Context, p peer.ID, req *wire.Request) (*wire.Response, error) {
 	delay := 100 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		resp, err := n.request(ctx, p, req)
 		re, refused := err.(*RemoteError)
-		if !refused || re.Code == CodeBadRequest || attempt == 5 {
+		if !refused || re.Code == wire.CodeBadRequest || attempt == 5 {
 			return resp, err
 		}
 		select {
@@ -95,8 +96,8 @@ func (n *Network) fetchObjects(ctx context.Context, p peer.ID, want []cid.Cid) (
 	out := make(map[cid.Cid][]byte, len(want))
 	rest := want
 	for len(rest) > 0 {
-		ask := rest[:min(len(rest), MaxObjectsPerRequest)]
-		resp, err := n.withRetry(ctx, p, &Request{Objects: &ObjectsRequest{CIDs: links(ask)}})
+		ask := rest[:min(len(rest), wire.MaxObjectsPerRequest)]
+		resp, err := n.withRetry(ctx, p, &wire.Request{Objects: &wire.ObjectsRequest{CIDs: codec.LinksTo(ask)}})
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +159,7 @@ type fetched struct {
 // their objects. Fewer blocks come back when p's chain ends or its budget
 // is spent; none when p has no block at from.
 func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, from, count uint64) ([]fetched, error) {
-	resp, err := n.withRetry(ctx, p, &Request{Blocks: &BlocksRequest{Validator: v, From: from, Count: count}})
+	resp, err := n.withRetry(ctx, p, &wire.Request{Blocks: &wire.BlocksRequest{Validator: v, From: from, Count: count}})
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +182,7 @@ func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, 
 			return nil, bad(fmt.Errorf("peer %s sent block of %s height %d for %s height %d", p, blk.Validator.Short(), blk.Height, v.Short(), from+uint64(i)))
 		}
 		f := fetched{blk: blk, raw: raw, cid: codec.Sum(raw), objects: map[cid.Cid][]byte{}}
-		for _, l := range Links(blk) {
+		for _, l := range wire.Links(blk) {
 			if k < len(br.Objects) {
 				if err := codec.CheckCID(br.Objects[k], l); err != nil {
 					return nil, bad(fmt.Errorf("object %d from %s: %w", k, p, err))
@@ -203,7 +204,7 @@ func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, 
 			return nil, err
 		}
 		for i := range out {
-			for _, l := range Links(out[i].blk) {
+			for _, l := range wire.Links(out[i].blk) {
 				if o, ok := rest[l]; ok {
 					out[i].objects[l] = o
 				}

@@ -9,6 +9,10 @@
 // block only after its own store accepted it (durably), so any peer that
 // relays a block can also serve it and its transcripts.
 //
+// What goes on the wire (the sync messages, their framing, the gossip
+// message, the binding and the limits on each) is package p2p/wire, which
+// links no host.
+//
 // The package owns no storage: Start takes an open *ledger.Store. Package
 // node wires the store, the local validator's appender and this package
 // together.

@@ -12,13 +12,14 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // validateTimeout bounds one topic validation, an objects fetch included.
 const validateTimeout = 20 * time.Second
 
 func (n *Network) startGossip() error {
-	blocks, forks := BlocksTopic(n.cfg.NetUID), ForksTopic(n.cfg.NetUID)
+	blocks, forks := wire.BlocksTopic(n.cfg.NetUID), wire.ForksTopic(n.cfg.NetUID)
 	blacklist, err := pubsub.NewTimeCachedBlacklist(BanDuration)
 	if err != nil {
 		return fmt.Errorf("p2p: gossipsub blacklist: %w", err)
@@ -27,8 +28,8 @@ func (n *Network) startGossip() error {
 	params.HeartbeatInterval = n.cfg.Heartbeat
 	ps, err := pubsub.NewGossipSub(n.ctx, n.host,
 		pubsub.WithNoAuthor(), // StrictNoSign: blocks carry their own signatures
-		pubsub.WithMessageIdFn(MessageID),
-		pubsub.WithMaxMessageSize(MaxRPCBytes),
+		pubsub.WithMessageIdFn(wire.MessageID),
+		pubsub.WithMaxMessageSize(wire.MaxRPCBytes),
 		pubsub.WithPeerScore(scoreParams([]string{blocks, forks}, n.appScore), &scoreThresholds),
 		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(n.scores.report), n.cfg.Heartbeat),
 		pubsub.WithDirectPeers(n.cfg.Peers),
@@ -95,12 +96,12 @@ func (n *Network) validateBlock(ctx context.Context, from peer.ID, m *pubsub.Mes
 	}
 	defer n.act.exit()
 	res := n.checkBlockMessage(ctx, from, m)
-	n.metrics.gossip(BlocksTopic(n.cfg.NetUID), res)
+	n.metrics.gossip(wire.BlocksTopic(n.cfg.NetUID), res)
 	return res
 }
 
 func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
-	rb, err := DecodeBlockMessage(m.Data)
+	rb, err := wire.DecodeBlockMessage(m.Data)
 	if err != nil {
 		n.strike(from, err)
 		return pubsub.ValidationReject
@@ -111,13 +112,13 @@ func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub
 	}
 	m.ValidatorData = rb
 	// The forwarder stored the block before forwarding it.
-	n.peers.claim(from, Head{Validator: rb.Validator, Height: rb.Height}, true)
+	n.peers.claim(from, wire.Head{Validator: rb.Validator, Height: rb.Height}, true)
 	release := n.seq.begin(ctx, rb.Validator, rb.Height)
 	defer release()
 
 	objects := rb.Objects
-	if objects == nil && len(Links(rb.Block)) > 0 && !n.storesHeight(rb.Validator, rb.Height) {
-		objects, err = n.fetchObjects(ctx, from, Links(rb.Block))
+	if objects == nil && len(wire.Links(rb.Block)) > 0 && !n.storesHeight(rb.Validator, rb.Height) {
+		objects, err = n.fetchObjects(ctx, from, wire.Links(rb.Block))
 		if err != nil {
 			n.failed(from, fmt.Errorf("objects of %s height %d: %w", rb.Validator.Short(), rb.Height, err))
 			return pubsub.ValidationIgnore
@@ -215,12 +216,12 @@ func (n *Network) validateFork(ctx context.Context, from peer.ID, m *pubsub.Mess
 	}
 	defer n.act.exit()
 	res := n.checkForkMessage(from, m)
-	n.metrics.gossip(ForksTopic(n.cfg.NetUID), res)
+	n.metrics.gossip(wire.ForksTopic(n.cfg.NetUID), res)
 	return res
 }
 
 func (n *Network) checkForkMessage(from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
-	if len(m.Data) > MaxGossipBytes {
+	if len(m.Data) > wire.MaxGossipBytes {
 		n.strike(from, fmt.Errorf("fork proof message of %d bytes", len(m.Data)))
 		return pubsub.ValidationReject
 	}
@@ -234,7 +235,7 @@ func (n *Network) checkForkMessage(from peer.ID, m *pubsub.Message) pubsub.Valid
 		return pubsub.ValidationReject
 	}
 	m.ValidatorData = p
-	n.peers.claim(from, Head{Validator: p.Validator, Height: p.Height}, false)
+	n.peers.claim(from, wire.Head{Validator: p.Validator, Height: p.Height}, false)
 	n.proofs.record(p, true)
 	return pubsub.ValidationAccept
 }

@@ -2,13 +2,10 @@ package p2p
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"log/slog"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -21,17 +18,18 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // hold opens a sync stream and sends only a frame length: the responder
 // waits for a request that never comes.
 func hold(t *testing.T, h host.Host, n *Network) network.Stream {
 	t.Helper()
-	s, err := h.NewStream(context.Background(), n.ID(), SyncProtocol)
+	s, err := h.NewStream(context.Background(), n.ID(), wire.SyncProtocol)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Write(binary.AppendUvarint(nil, MaxRequestBytes)); err != nil {
+	if _, err := s.Write(binary.AppendUvarint(nil, wire.MaxRequestBytes)); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -60,7 +58,7 @@ func holdAll(t *testing.T, h host.Host, n *Network) []network.Stream {
 	}
 }
 
-var objectsRequest = Request{Objects: &ObjectsRequest{CIDs: []codec.Link{codec.LinkTo(codec.Sum([]byte("x")))}}}
+var objectsRequest = wire.Request{Objects: &wire.ObjectsRequest{CIDs: []codec.Link{codec.LinkTo(codec.Sum([]byte("x")))}}}
 
 // TestStreamSlotsLastUntilAnswered: streams whose request never arrives
 // hold the peer's slots, further streams are answered busy, and a slot
@@ -70,7 +68,7 @@ func TestStreamSlotsLastUntilAnswered(t *testing.T) {
 	n, h := served(t, Config{})
 	held := holdAll(t, h, n)
 	req := mustMarshal(t, objectsRequest)
-	if resp := ask(t, h, n, req); resp.Error == nil || resp.Error.Code != CodeBusy {
+	if resp := ask(t, h, n, req); resp.Error == nil || resp.Error.Code != wire.CodeBusy {
 		t.Fatalf("with %d streams held, a request was answered %+v, want busy", MaxStreamsPerPeer, resp)
 	}
 	held[0].Reset()
@@ -104,19 +102,19 @@ func requestUntilBanned(t *testing.T, h host.Host, n *Network, req []byte) map[u
 		go func() {
 			defer wg.Done()
 			for !n.Banned(h.ID()) && time.Now().Before(deadline) {
-				s, err := h.NewStream(context.Background(), n.ID(), SyncProtocol)
+				s, err := h.NewStream(context.Background(), n.ID(), wire.SyncProtocol)
 				if err != nil {
 					return
 				}
 				s.SetDeadline(time.Now().Add(5 * time.Second))
-				writeFrame(s, req)
+				wire.WriteFrame(s, req)
 				s.CloseWrite()
-				raw, err := readFrame(bufio.NewReader(s), MaxResponseBytes)
+				raw, err := wire.ReadFrame(bufio.NewReader(s), wire.MaxResponseBytes)
 				s.Close()
 				if err != nil {
 					continue
 				}
-				resp, err := DecodeResponse(raw)
+				resp, err := wire.DecodeResponse(raw)
 				if err != nil {
 					t.Error(err)
 					return
@@ -144,7 +142,7 @@ func TestIgnoringRefusalsIsBanned(t *testing.T) {
 	holdAll(t, h, n)
 	start := time.Now()
 	codes := requestUntilBanned(t, h, n, mustMarshal(t, objectsRequest))
-	if budget := MaxRefusals + int(RefusalRefill*time.Since(start).Seconds()) + 1; codes[CodeBusy] > budget || codes[0] > 0 {
+	if budget := MaxRefusals + int(RefusalRefill*time.Since(start).Seconds()) + 1; codes[wire.CodeBusy] > budget || codes[0] > 0 {
 		t.Fatalf("answers by code %v: want at most %d busy, none served", codes, budget)
 	}
 }
@@ -156,33 +154,8 @@ func TestRequestFloodIsBanned(t *testing.T) {
 	n, h := served(t, Config{RequestRate: 1, RequestBurst: 1})
 	start := time.Now()
 	codes := requestUntilBanned(t, h, n, mustMarshal(t, objectsRequest))
-	if allowed := 1 + int(time.Since(start).Seconds()) + 1; codes[0] < 1 || codes[0] > allowed || codes[CodeRateLimited] < MaxRefusals/2 {
+	if allowed := 1 + int(time.Since(start).Seconds()) + 1; codes[0] < 1 || codes[0] > allowed || codes[wire.CodeRateLimited] < MaxRefusals/2 {
 		t.Fatalf("answers by code %v: want the burst (and refill) answered, then refusals until the ban", codes)
-	}
-}
-
-// TestReadFrameAllocatesWhatArrives: a length prefix alone does not make
-// the reader allocate the announced size.
-func TestReadFrameAllocatesWhatArrives(t *testing.T) {
-	in := append(binary.AppendUvarint(nil, MaxResponseBytes), make([]byte, 100)...)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range 10 {
-		if _, err := readFrame(bufio.NewReader(bytes.NewReader(in)), MaxResponseBytes); err == nil {
-			t.Fatal("a truncated frame was read")
-		}
-	}
-	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 2<<20 {
-		t.Fatalf("10 reads of a frame announcing %d bytes and carrying 100 allocated %d bytes", MaxResponseBytes, got)
-	}
-	// A whole frame still reads whole, across growth steps.
-	body := bytes.Repeat([]byte("0123456789"), 100_000)
-	var buf bytes.Buffer
-	writeFrame(&buf, body)
-	got, err := readFrame(bufio.NewReader(io.MultiReader(bytes.NewReader(buf.Bytes()))), MaxResponseBytes)
-	if err != nil || !bytes.Equal(got, body) {
-		t.Fatalf("read %d bytes of %d: %v", len(got), len(body), err)
 	}
 }
 
@@ -190,13 +163,13 @@ func TestClaimsAreBounded(t *testing.T) {
 	tbl := newPeerTable()
 	p := peer.ID("p")
 	alice, _ := keys.FromURI("//Alice")
-	st := &Status{}
+	st := &wire.Status{}
 	for i := range MaxClaimsPerPeer + 100 {
 		var v keys.PublicKey
 		binary.BigEndian.PutUint64(v[:], uint64(i))
-		st.Heads = append(st.Heads, Head{Validator: v, Height: uint64(i)})
+		st.Heads = append(st.Heads, wire.Head{Validator: v, Height: uint64(i)})
 	}
-	st.Heads = append(st.Heads, Head{Validator: alice.Public(), Height: 7})
+	st.Heads = append(st.Heads, wire.Head{Validator: alice.Public(), Height: 7})
 	tbl.setStatus(p, st, func(v keys.PublicKey) bool { return v != alice.Public() })
 	if got := len(tbl.m[p].claims); got != MaxClaimsPerPeer {
 		t.Fatalf("%d claims kept, max %d", got, MaxClaimsPerPeer)
@@ -206,13 +179,13 @@ func TestClaimsAreBounded(t *testing.T) {
 	}
 	// Known chains still rise.
 	v := st.Heads[0].Validator
-	tbl.claim(p, Head{Validator: v, Height: 50}, false)
+	tbl.claim(p, wire.Head{Validator: v, Height: 50}, false)
 	if got := tbl.m[p].claims[v]; got != (claim{50, false}) {
 		t.Fatalf("claim %+v, want a hint at 50", got)
 	}
 	// A firm claim at the same height firms it; a hint never weakens one.
-	tbl.claim(p, Head{Validator: v, Height: 50}, true)
-	tbl.claim(p, Head{Validator: v, Height: 50}, false)
+	tbl.claim(p, wire.Head{Validator: v, Height: 50}, true)
+	tbl.claim(p, wire.Head{Validator: v, Height: 50}, false)
 	if got := tbl.m[p].claims[v]; got != (claim{50, true}) {
 		t.Fatalf("claim %+v, want firm at 50", got)
 	}

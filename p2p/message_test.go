@@ -14,6 +14,7 @@ import (
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // testChain appends blocks of per transcripts (replies padded to pad bytes)
@@ -50,7 +51,7 @@ func blockAndObjects(t testing.TB, s *ledger.Store, v keys.PublicKey, h uint64) 
 		t.Fatal(err)
 	}
 	var objs [][]byte
-	for _, l := range Links(b.Block) {
+	for _, l := range wire.Links(b.Block) {
 		raw, err := s.Object(l)
 		if err != nil {
 			t.Fatal(err)
@@ -61,17 +62,17 @@ func blockAndObjects(t testing.TB, s *ledger.Store, v keys.PublicKey, h uint64) 
 }
 
 func TestTopicNames(t *testing.T) {
-	if got := BlocksTopic(120); got != "/affine-ledger/120/blocks/1" {
+	if got := wire.BlocksTopic(120); got != "/affine-ledger/120/blocks/1" {
 		t.Errorf("BlocksTopic(120) = %q", got)
 	}
-	if got := ForksTopic(0); got != "/affine-ledger/0/forks/1" {
+	if got := wire.ForksTopic(0); got != "/affine-ledger/0/forks/1" {
 		t.Errorf("ForksTopic(0) = %q", got)
 	}
 }
 
 func TestMessageIDIsTheDataCID(t *testing.T) {
 	data := []byte("any message")
-	id := MessageID(&pb.Message{Data: data})
+	id := wire.MessageID(&pb.Message{Data: data})
 	_, c, err := cid.CidFromBytes([]byte(id))
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestMessageIDIsTheDataCID(t *testing.T) {
 	if !c.Equals(codec.Sum(data)) {
 		t.Fatalf("message ID %s, want %s", c, codec.Sum(data))
 	}
-	if MessageID(&pb.Message{Data: []byte("any messagf")}) == id {
+	if wire.MessageID(&pb.Message{Data: []byte("any messagf")}) == id {
 		t.Fatal("different data, same ID")
 	}
 }
@@ -88,18 +89,18 @@ func TestBlockMessageRoundTrip(t *testing.T) {
 	key, _ := keys.FromURI("//Alice")
 	s := testChain(t, key, 2, 3, 0)
 	b, objs := blockAndObjects(t, s, key.Public(), 1)
-	data, err := EncodeBlockMessage(b.Raw, objs)
+	data, err := wire.EncodeBlockMessage(b.Raw, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := DecodeBlockMessage(data)
+	rb, err := wire.DecodeBlockMessage(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rb.CID.Equals(b.CID) || rb.Height != 1 || !bytes.Equal(rb.Raw, b.Raw) || len(rb.Objects) != 3 {
 		t.Fatalf("decoded %s height %d with %d objects", rb.CID, rb.Height, len(rb.Objects))
 	}
-	for i, l := range Links(b.Block) {
+	for i, l := range wire.Links(b.Block) {
 		if !bytes.Equal(rb.Objects[l], objs[i]) {
 			t.Fatalf("object %d differs", i)
 		}
@@ -111,14 +112,14 @@ func TestBlockMessageFallsBackToTheBlockAlone(t *testing.T) {
 	// Three transcripts of ~400 kB: together over MaxGossipBytes.
 	s := testChain(t, key, 1, 3, 400_000)
 	b, objs := blockAndObjects(t, s, key.Public(), 0)
-	data, err := EncodeBlockMessage(b.Raw, objs)
+	data, err := wire.EncodeBlockMessage(b.Raw, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(data) > MaxGossipBytes {
+	if len(data) > wire.MaxGossipBytes {
 		t.Fatalf("message of %d bytes", len(data))
 	}
-	rb, err := DecodeBlockMessage(data)
+	rb, err := wire.DecodeBlockMessage(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +129,8 @@ func TestBlockMessageFallsBackToTheBlockAlone(t *testing.T) {
 	// All or none: one such transcript alone fits and is sent.
 	s1 := testChain(t, key, 1, 1, 400_000)
 	b1, objs1 := blockAndObjects(t, s1, key.Public(), 0)
-	data1, _ := EncodeBlockMessage(b1.Raw, objs1)
-	if rb1, err := DecodeBlockMessage(data1); err != nil || len(rb1.Objects) != 1 {
+	data1, _ := wire.EncodeBlockMessage(b1.Raw, objs1)
+	if rb1, err := wire.DecodeBlockMessage(data1); err != nil || len(rb1.Objects) != 1 {
 		t.Fatalf("a block whose objects fit: %v", err)
 	}
 }
@@ -139,7 +140,7 @@ func TestDecodeBlockMessageRejects(t *testing.T) {
 	s := testChain(t, key, 1, 2, 0)
 	b, objs := blockAndObjects(t, s, key.Public(), 0)
 	enc := func(block []byte, objects [][]byte) []byte {
-		data, err := codec.Marshal(BlockMessage{Block: block, Objects: objects})
+		data, err := codec.Marshal(wire.BlockMessage{Block: block, Objects: objects})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,10 +161,10 @@ func TestDecodeBlockMessageRejects(t *testing.T) {
 		{"some objects only", string(enc(b.Raw, objs[:1])), "1 objects, the block links 2"},
 		{"objects out of order", string(enc(b.Raw, [][]byte{objs[1], objs[0]})), "object 0"},
 		{"altered object", string(enc(b.Raw, [][]byte{altered, objs[1]})), "object 0"},
-		{"oversized", strings.Repeat("x", MaxGossipBytes+1), "max"},
+		{"oversized", strings.Repeat("x", wire.MaxGossipBytes+1), "max"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := DecodeBlockMessage([]byte(tc.data))
+			_, err := wire.DecodeBlockMessage([]byte(tc.data))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one mentioning %q", err, tc.want)
 			}

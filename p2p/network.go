@@ -22,6 +22,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // Config configures Start. Identity and Listen are required.
@@ -119,7 +120,7 @@ type Network struct {
 
 	bans    *bans
 	strikes strikes
-	binding *Binding
+	binding *wire.Binding
 	peers   *peerTable
 	sync    *syncer
 	serving *servingLimits
@@ -170,7 +171,7 @@ func Start(store *ledger.Store, cfg Config) (*Network, error) {
 
 func (n *Network) start() error {
 	if n.cfg.Key != nil {
-		b, err := NewBinding(n.cfg.Key, n.host.ID(), n.cfg.NetUID)
+		b, err := wire.NewBinding(n.cfg.Key, n.host.ID(), n.cfg.NetUID)
 		if err != nil {
 			return err
 		}
@@ -185,7 +186,7 @@ func (n *Network) start() error {
 	if err := n.startGossip(); err != nil {
 		return err
 	}
-	n.host.SetStreamHandler(SyncProtocol, n.serve)
+	n.host.SetStreamHandler(wire.SyncProtocol, n.serve)
 	sub, err := n.host.EventBus().Subscribe(new(event.EvtPeerConnectednessChanged))
 	if err != nil {
 		return fmt.Errorf("p2p: events: %w", err)
@@ -243,7 +244,7 @@ func (n *Network) AddrInfo() peer.AddrInfo {
 func (n *Network) TopicPeers() []peer.ID { return n.blocks.ListPeers() }
 
 // Binding returns the node's signed binding, nil for an observer.
-func (n *Network) Binding() *Binding { return n.binding }
+func (n *Network) Binding() *wire.Binding { return n.binding }
 
 // Announce tells the network that the local validator's chain grew: every
 // durable block not yet published is published, in height order. Call it

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // peerTable is what connected peers told us: their binding and which
@@ -22,7 +23,7 @@ type peerTable struct {
 }
 
 type peerState struct {
-	binding  *Binding
+	binding  *wire.Binding
 	claims   map[keys.PublicKey]claim
 	statusAt time.Time
 }
@@ -46,7 +47,7 @@ func (t *peerTable) get(p peer.ID) *peerState {
 // claim records that p holds h.Validator's chain up to h.Height (firmly,
 // or as a hint); the caller checked that the validator is in the node's
 // set.
-func (t *peerTable) claim(p peer.ID, h Head, firm bool) {
+func (t *peerTable) claim(p peer.ID, h wire.Head, firm bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.get(p).raise(h, firm)
@@ -54,7 +55,7 @@ func (t *peerTable) claim(p peer.ID, h Head, firm bool) {
 
 // raise records a claim, within MaxClaimsPerPeer chains. A higher claim
 // replaces a lower one; a firm one at the same height firms it up.
-func (s *peerState) raise(h Head, firm bool) {
+func (s *peerState) raise(h wire.Head, firm bool) {
 	cur, ok := s.claims[h.Validator]
 	switch {
 	case !ok && len(s.claims) >= MaxClaimsPerPeer:
@@ -67,7 +68,7 @@ func (s *peerState) raise(h Head, firm bool) {
 
 // setStatus records a status whose binding (if any) was verified, and the
 // claims it makes on chains of validators in the node's set.
-func (t *peerTable) setStatus(p peer.ID, st *Status, inSet func(keys.PublicKey) bool) {
+func (t *peerTable) setStatus(p peer.ID, st *wire.Status, inSet func(keys.PublicKey) bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.get(p)

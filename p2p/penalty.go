@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // misbehavior marks an error that proves the peer broke the protocol: data
@@ -20,7 +22,7 @@ func bad(err error) error { return misbehavior{err} }
 
 func isMisbehavior(err error) bool {
 	var m misbehavior
-	return errors.As(err, &m) || errors.Is(err, ErrBadMessage)
+	return errors.As(err, &m) || errors.Is(err, wire.ErrBadMessage)
 }
 
 // strikes counts rejected gossip messages per peer.

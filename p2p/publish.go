@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // publisher gossips the local validator's blocks once they are durable, in
@@ -98,11 +99,11 @@ func (p *publisher) publishNew(ctx context.Context) error {
 
 // blockMessage builds the gossip message of a stored block.
 func (n *Network) blockMessage(b ledger.StoredBlock) ([]byte, error) {
-	ls := Links(b.Block)
+	ls := wire.Links(b.Block)
 	objects := make([][]byte, 0, len(ls))
 	size := len(b.Raw)
 	for _, l := range ls {
-		if size > MaxGossipBytes {
+		if size > wire.MaxGossipBytes {
 			objects = nil // cannot fit: EncodeBlockMessage sends the block alone
 			break
 		}
@@ -114,7 +115,7 @@ func (n *Network) blockMessage(b ledger.StoredBlock) ([]byte, error) {
 		size += len(raw)
 	}
 	if objects == nil {
-		return EncodeBlockMessage(b.Raw, [][]byte{})
+		return wire.EncodeBlockMessage(b.Raw, [][]byte{})
 	}
-	return EncodeBlockMessage(b.Raw, objects)
+	return wire.EncodeBlockMessage(b.Raw, objects)
 }

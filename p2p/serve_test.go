@@ -15,6 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // served starts an observer's network on an empty store and a bare host
@@ -40,7 +41,7 @@ func served(t *testing.T, cfg Config) (*Network, host.Host) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	h.SetStreamHandler(SyncProtocol, func(s network.Stream) { s.Reset() }) // refuse its status requests
+	h.SetStreamHandler(wire.SyncProtocol, func(s network.Stream) { s.Reset() }) // refuse its status requests
 	if err := h.Connect(context.Background(), n.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +52,12 @@ func served(t *testing.T, cfg Config) (*Network, host.Host) {
 // response from.
 func send(t *testing.T, h host.Host, n *Network, data []byte) network.Stream {
 	t.Helper()
-	s, err := h.NewStream(context.Background(), n.ID(), SyncProtocol)
+	s, err := h.NewStream(context.Background(), n.ID(), wire.SyncProtocol)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetDeadline(time.Now().Add(5 * time.Second))
-	if err := writeFrame(s, data); err != nil {
+	if err := wire.WriteFrame(s, data); err != nil {
 		t.Fatal(err)
 	}
 	s.CloseWrite()
@@ -64,15 +65,15 @@ func send(t *testing.T, h host.Host, n *Network, data []byte) network.Stream {
 }
 
 // ask sends one raw request frame and returns the decoded response.
-func ask(t *testing.T, h host.Host, n *Network, data []byte) *Response {
+func ask(t *testing.T, h host.Host, n *Network, data []byte) *wire.Response {
 	t.Helper()
 	s := send(t, h, n, data)
 	defer s.Close()
-	raw, err := readFrame(bufio.NewReader(s), MaxResponseBytes)
+	raw, err := wire.ReadFrame(bufio.NewReader(s), wire.MaxResponseBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := DecodeResponse(raw)
+	resp, err := wire.DecodeResponse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +94,9 @@ func waitBanned(t *testing.T, n *Network, h host.Host) {
 func TestBadRequestIsAnsweredThenBanned(t *testing.T) {
 	t.Parallel()
 	n, h := served(t, Config{})
-	resp := ask(t, h, n, mustMarshal(t, Request{Blocks: &BlocksRequest{Count: 0}}))
-	if resp.Error == nil || resp.Error.Code != CodeBadRequest {
-		t.Fatalf("response %+v, want error code %d", resp, CodeBadRequest)
+	resp := ask(t, h, n, mustMarshal(t, wire.Request{Blocks: &wire.BlocksRequest{Count: 0}}))
+	if resp.Error == nil || resp.Error.Code != wire.CodeBadRequest {
+		t.Fatalf("response %+v, want error code %d", resp, wire.CodeBadRequest)
 	}
 	waitBanned(t, n, h)
 	if err := h.Connect(context.Background(), n.AddrInfo()); err == nil && h.Network().Connectedness(n.ID()) == network.Connected {
@@ -111,11 +112,11 @@ func TestForgedBindingIsBanned(t *testing.T) {
 	alice, _ := keys.FromURI("//Alice")
 	n, h := served(t, Config{})
 	// A binding Alice really signed, but for another node.
-	b, err := NewBinding(alice, newPeerID(t), 0)
+	b, err := wire.NewBinding(alice, newPeerID(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := send(t, h, n, mustMarshal(t, Request{Status: &Status{Heads: []Head{}, Forks: []codec.Link{}, Binding: b}}))
+	s := send(t, h, n, mustMarshal(t, wire.Request{Status: &wire.Status{Heads: []wire.Head{}, Forks: []codec.Link{}, Binding: b}}))
 	defer s.Close()
 	waitBanned(t, n, h)
 }
@@ -124,11 +125,11 @@ func TestBindingIsRecorded(t *testing.T) {
 	t.Parallel()
 	alice, _ := keys.FromURI("//Alice")
 	n, h := served(t, Config{})
-	b, err := NewBinding(alice, h.ID(), 0)
+	b, err := wire.NewBinding(alice, h.ID(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := ask(t, h, n, mustMarshal(t, Request{Status: &Status{Heads: []Head{}, Forks: []codec.Link{}, Binding: b}}))
+	resp := ask(t, h, n, mustMarshal(t, wire.Request{Status: &wire.Status{Heads: []wire.Head{}, Forks: []codec.Link{}, Binding: b}}))
 	if resp.Status == nil || resp.Status.Binding != nil {
 		t.Fatalf("an observer answered %+v, want a status without binding", resp)
 	}
@@ -145,7 +146,7 @@ func TestBindingIsRecorded(t *testing.T) {
 func TestRequestsAreRateLimited(t *testing.T) {
 	t.Parallel()
 	n, h := served(t, Config{RequestRate: 0.5, RequestBurst: 2})
-	req := mustMarshal(t, Request{Objects: &ObjectsRequest{CIDs: []codec.Link{codec.LinkTo(codec.Sum([]byte("x")))}}})
+	req := mustMarshal(t, wire.Request{Objects: &wire.ObjectsRequest{CIDs: []codec.Link{codec.LinkTo(codec.Sum([]byte("x")))}}})
 	var codes []uint64
 	for range 4 {
 		resp := ask(t, h, n, req)
@@ -155,7 +156,7 @@ func TestRequestsAreRateLimited(t *testing.T) {
 			codes = append(codes, 0)
 		}
 	}
-	if codes[0] != 0 || codes[1] != 0 || codes[2] != CodeRateLimited || codes[3] != CodeRateLimited {
+	if codes[0] != 0 || codes[1] != 0 || codes[2] != wire.CodeRateLimited || codes[3] != wire.CodeRateLimited {
 		t.Fatalf("codes %v, want two answers then rate limited", codes)
 	}
 	if n.Banned(h.ID()) {

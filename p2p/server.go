@@ -14,6 +14,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // serve answers one sync request on s. The stream holds one of the peer's
@@ -39,7 +40,7 @@ func (n *Network) serve(s network.Stream) {
 	defer release()
 	s.SetDeadline(time.Now().Add(RequestTimeout))
 	s.SetReadDeadline(time.Now().Add(RequestReadTimeout))
-	data, err := readFrame(bufio.NewReader(s), MaxRequestBytes)
+	data, err := wire.ReadFrame(bufio.NewReader(s), wire.MaxRequestBytes)
 	if err != nil {
 		s.Reset()
 		if isMisbehavior(err) {
@@ -67,13 +68,13 @@ func (n *Network) serve(s network.Stream) {
 	reserved := len(out)
 	if !n.serving.resize(held, reserved) {
 		reserved = 0
-		if out, err = codec.Marshal(errorResponse(CodeBusy, "busy; retry later")); err != nil {
+		if out, err = codec.Marshal(errorResponse(wire.CodeBusy, "busy; retry later")); err != nil {
 			s.Reset()
 			return
 		}
 	}
 	defer n.serving.unreserve(reserved)
-	if err := writeFrame(s, out); err != nil {
+	if err := wire.WriteFrame(s, out); err != nil {
 		s.Reset()
 		return
 	}
@@ -104,9 +105,9 @@ func (n *Network) refuse(s network.Stream, p peer.ID) {
 		return
 	}
 	s.SetDeadline(time.Now().Add(RefuseTimeout))
-	io.Copy(io.Discard, io.LimitReader(s, MaxRequestBytes+4))
-	out, err := codec.Marshal(errorResponse(CodeBusy, "too many streams; retry later"))
-	if err != nil || writeFrame(s, out) != nil {
+	io.Copy(io.Discard, io.LimitReader(s, wire.MaxRequestBytes+4))
+	out, err := codec.Marshal(errorResponse(wire.CodeBusy, "too many streams; retry later"))
+	if err != nil || wire.WriteFrame(s, out) != nil {
 		s.Reset()
 		return
 	}
@@ -118,60 +119,60 @@ func (n *Network) refuse(s network.Stream, p peer.ID) {
 // metrics; invalid is set when the request broke the spec (the peer is
 // then banned). held is the response memory reserved for it, which the
 // caller gives back.
-func (n *Network) answer(p peer.ID, data []byte) (resp *Response, kind string, invalid error, held int) {
-	req, err := DecodeRequest(data)
+func (n *Network) answer(p peer.ID, data []byte) (resp *wire.Response, kind string, invalid error, held int) {
+	req, err := wire.DecodeRequest(data)
 	if err != nil {
-		return errorResponse(CodeBadRequest, err.Error()), "bad", err, 0
+		return errorResponse(wire.CodeBadRequest, err.Error()), "bad", err, 0
 	}
 	if !n.serving.allow(p) {
-		return errorResponse(CodeRateLimited, "rate limited; retry later"), "refused", nil, 0
+		return errorResponse(wire.CodeRateLimited, "rate limited; retry later"), "refused", nil, 0
 	}
 	switch {
 	case req.Status != nil:
 		if err := n.takeStatus(p, req.Status); err != nil {
-			return errorResponse(CodeBadRequest, err.Error()), "bad", nil, 0
+			return errorResponse(wire.CodeBadRequest, err.Error()), "bad", nil, 0
 		}
 		st, err := n.status()
 		if err != nil {
-			return errorResponse(CodeBusy, "store error"), "error", nil, 0
+			return errorResponse(wire.CodeBusy, "store error"), "error", nil, 0
 		}
-		return &Response{Status: st}, "status", nil, 0
+		return &wire.Response{Status: st}, "status", nil, 0
 	}
 	// Blocks and objects responses can be large: their memory is
 	// reserved before they are built.
 	if !n.serving.reserve(maxResponseBody) {
-		return errorResponse(CodeBusy, "busy; retry later"), "busy", nil, 0
+		return errorResponse(wire.CodeBusy, "busy; retry later"), "busy", nil, 0
 	}
 	if req.Blocks != nil {
 		br, err := n.serveBlocks(req.Blocks)
 		if err != nil {
 			n.log.Warn("p2p: serve blocks", "err", err)
-			return errorResponse(CodeBusy, "store error"), "error", nil, maxResponseBody
+			return errorResponse(wire.CodeBusy, "store error"), "error", nil, maxResponseBody
 		}
-		return &Response{Blocks: br}, "blocks", nil, maxResponseBody
+		return &wire.Response{Blocks: br}, "blocks", nil, maxResponseBody
 	}
 	or, err := n.serveObjects(req.Objects)
 	if err != nil {
 		n.log.Warn("p2p: serve objects", "err", err)
-		return errorResponse(CodeBusy, "store error"), "error", nil, maxResponseBody
+		return errorResponse(wire.CodeBusy, "store error"), "error", nil, maxResponseBody
 	}
-	return &Response{Objects: or}, "objects", nil, maxResponseBody
+	return &wire.Response{Objects: or}, "objects", nil, maxResponseBody
 }
 
-func errorResponse(code uint64, msg string) *Response {
-	if len(msg) > MaxErrorMessage {
-		msg = msg[:MaxErrorMessage]
+func errorResponse(code uint64, msg string) *wire.Response {
+	if len(msg) > wire.MaxErrorMessage {
+		msg = msg[:wire.MaxErrorMessage]
 	}
 	for !utf8.ValidString(msg) {
 		msg = msg[:len(msg)-1]
 	}
-	return &Response{Error: &ErrorResponse{Code: code, Message: msg}}
+	return &wire.Response{Error: &wire.ErrorResponse{Code: code, Message: msg}}
 }
 
 // serveBlocks reads consecutive blocks and a prefix of their objects within
 // ResponseBudget.
-func (n *Network) serveBlocks(r *BlocksRequest) (*BlocksResponse, error) {
-	out := &BlocksResponse{Blocks: [][]byte{}, Objects: [][]byte{}}
+func (n *Network) serveBlocks(r *wire.BlocksRequest) (*wire.BlocksResponse, error) {
+	out := &wire.BlocksResponse{Blocks: [][]byte{}, Objects: [][]byte{}}
 	size := 0
 	objectsOpen := true // objects stay a prefix: once one is left out, all later are
 	for b, err := range n.store.Blocks(r.Validator, r.From) {
@@ -181,12 +182,12 @@ func (n *Network) serveBlocks(r *BlocksRequest) (*BlocksResponse, error) {
 		if b.Height != r.From+uint64(len(out.Blocks)) {
 			break // a gap cannot happen in a sound store; stop at it
 		}
-		if len(out.Blocks) > 0 && size+len(b.Raw) > ResponseBudget {
+		if len(out.Blocks) > 0 && size+len(b.Raw) > wire.ResponseBudget {
 			break
 		}
 		out.Blocks = append(out.Blocks, b.Raw)
 		size += len(b.Raw)
-		for _, l := range Links(b.Block) {
+		for _, l := range wire.Links(b.Block) {
 			if !objectsOpen {
 				break
 			}
@@ -194,14 +195,14 @@ func (n *Network) serveBlocks(r *BlocksRequest) (*BlocksResponse, error) {
 			if err != nil {
 				return nil, fmt.Errorf("object %s of block %s: %w", l, b.Ref(), err)
 			}
-			if size+len(raw) > ResponseBudget || len(out.Objects) == MaxObjectsPerRequest {
+			if size+len(raw) > wire.ResponseBudget || len(out.Objects) == wire.MaxObjectsPerRequest {
 				objectsOpen = false
 				break
 			}
 			out.Objects = append(out.Objects, raw)
 			size += len(raw)
 		}
-		if !objectsOpen || uint64(len(out.Blocks)) == r.Count || size >= ResponseBudget {
+		if !objectsOpen || uint64(len(out.Blocks)) == r.Count || size >= wire.ResponseBudget {
 			// Once objects are cut off, further blocks would only add
 			// objects to fetch separately: they come with the next request.
 			break
@@ -212,8 +213,8 @@ func (n *Network) serveBlocks(r *BlocksRequest) (*BlocksResponse, error) {
 
 // serveObjects returns the requested objects it holds, in request order,
 // within ResponseBudget.
-func (n *Network) serveObjects(r *ObjectsRequest) (*ObjectsResponse, error) {
-	out := &ObjectsResponse{Objects: [][]byte{}}
+func (n *Network) serveObjects(r *wire.ObjectsRequest) (*wire.ObjectsResponse, error) {
+	out := &wire.ObjectsResponse{Objects: [][]byte{}}
 	size := 0
 	for _, l := range r.CIDs {
 		raw, err := n.store.Object(l.Cid)
@@ -223,7 +224,7 @@ func (n *Network) serveObjects(r *ObjectsRequest) (*ObjectsResponse, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(out.Objects) > 0 && size+len(raw) > ResponseBudget {
+		if len(out.Objects) > 0 && size+len(raw) > wire.ResponseBudget {
 			break
 		}
 		out.Objects = append(out.Objects, raw)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 func TestServingLimits(t *testing.T) {
@@ -108,7 +109,7 @@ func TestServeBlocksBudget(t *testing.T) {
 	s := testChain(t, key, 8, 3, 600_000)
 	n := &Network{store: s}
 	v := key.Public()
-	br, err := n.serveBlocks(&BlocksRequest{Validator: v, From: 2, Count: 8})
+	br, err := n.serveBlocks(&wire.BlocksRequest{Validator: v, From: 2, Count: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestServeBlocksBudget(t *testing.T) {
 	for _, o := range br.Objects {
 		size += len(o)
 	}
-	if size > ResponseBudget {
+	if size > wire.ResponseBudget {
 		t.Fatalf("response of %d bytes over the budget", size)
 	}
 	if len(br.Blocks) == 0 || len(br.Blocks) > 5 {
@@ -136,7 +137,7 @@ func TestServeBlocksBudget(t *testing.T) {
 		if !b.CID.Equals(codec.Sum(raw)) {
 			t.Fatalf("block %d is not height %d", i, 2+i)
 		}
-		want = append(want, Links(b.Block)...)
+		want = append(want, wire.Links(b.Block)...)
 	}
 	if len(br.Objects) < len(want)-3 || len(br.Objects) > len(want) {
 		t.Fatalf("%d objects for %d blocks linking %d", len(br.Objects), len(br.Blocks), len(want))
@@ -147,13 +148,13 @@ func TestServeBlocksBudget(t *testing.T) {
 		}
 	}
 	// Past the head: nothing.
-	br, err = n.serveBlocks(&BlocksRequest{Validator: v, From: 8, Count: 1})
+	br, err = n.serveBlocks(&wire.BlocksRequest{Validator: v, From: 8, Count: 1})
 	if err != nil || len(br.Blocks) != 0 || len(br.Objects) != 0 {
 		t.Fatalf("past the head: %d blocks, %v", len(br.Blocks), err)
 	}
 	// Objects: in request order, unknown ones skipped.
 	first := want[0]
-	or, err := n.serveObjects(&ObjectsRequest{CIDs: links([]cid.Cid{codec.Sum([]byte("unknown")), first})})
+	or, err := n.serveObjects(&wire.ObjectsRequest{CIDs: codec.LinksTo([]cid.Cid{codec.Sum([]byte("unknown")), first})})
 	if err != nil || len(or.Objects) != 1 || !codec.Sum(or.Objects[0]).Equals(first) {
 		t.Fatalf("objects: %d, %v", len(or.Objects), err)
 	}

@@ -10,20 +10,21 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // status describes this node: every stored head, the fork proofs it knows,
 // its binding.
-func (n *Network) status() (*Status, error) {
-	st := &Status{NetUID: uint64(n.cfg.NetUID), Heads: []Head{}, Forks: links(n.proofs.list(MaxForks)), Binding: n.binding}
+func (n *Network) status() (*wire.Status, error) {
+	st := &wire.Status{NetUID: uint64(n.cfg.NetUID), Heads: []wire.Head{}, Forks: codec.LinksTo(n.proofs.list(wire.MaxForks)), Binding: n.binding}
 	for h, err := range n.store.Heads() {
 		if err != nil {
 			return nil, err
 		}
-		if len(st.Heads) == MaxHeads {
+		if len(st.Heads) == wire.MaxHeads {
 			break
 		}
-		st.Heads = append(st.Heads, Head{Validator: h.Block.Validator, Height: h.Block.Height, CID: codec.LinkTo(h.Block.CID)})
+		st.Heads = append(st.Heads, wire.Head{Validator: h.Block.Validator, Height: h.Block.Height, CID: codec.LinkTo(h.Block.CID)})
 	}
 	return st, nil
 }
@@ -31,7 +32,7 @@ func (n *Network) status() (*Status, error) {
 // takeStatus checks and records a peer's status, then backfills what it
 // has and we lack. A binding that does not verify is misbehavior: the peer
 // claims to speak for a validator it is not.
-func (n *Network) takeStatus(p peer.ID, st *Status) error {
+func (n *Network) takeStatus(p peer.ID, st *wire.Status) error {
 	if st.NetUID != uint64(n.cfg.NetUID) {
 		return fmt.Errorf("status for subnet %d, this is subnet %d", st.NetUID, n.cfg.NetUID)
 	}
@@ -74,7 +75,7 @@ func (n *Network) exchangeStatus(p peer.ID) {
 		n.log.Warn("p2p: build status", "err", err)
 		return
 	}
-	resp, err := n.withRetry(n.ctx, p, &Request{Status: st})
+	resp, err := n.withRetry(n.ctx, p, &wire.Request{Status: st})
 	if err != nil {
 		if errors.Is(err, multistream.ErrNotSupported[protocol.ID]{}) {
 			return // a peer that only gossips (a light client, another tool)

@@ -18,6 +18,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 const vectorsFile = "p2p.json"
@@ -109,7 +110,7 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 	v := p2pVectors{
 		Comment: "spec/p2p.md. Byte strings are lower-case hex. Signatures are sr25519 (randomized): verify them, do not compare them.",
 		NetUID:  netuid,
-		Topics:  topicsVector{Blocks: BlocksTopic(netuid), Forks: ForksTopic(netuid)},
+		Topics:  topicsVector{Blocks: wire.BlocksTopic(netuid), Forks: wire.ForksTopic(netuid)},
 	}
 
 	// Binding of a fixed node key to a fixed hotkey.
@@ -126,12 +127,12 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := BindingStatement{Format: BindingFormat, NetUID: netuid, Peer: []byte(id), Validator: hot.Public()}
+	st := wire.BindingStatement{Format: wire.BindingFormat, NetUID: netuid, Peer: []byte(id), Validator: hot.Public()}
 	msg, err := st.SigningBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := Binding{BindingStatement: st, Signature: signOrReuse(t, hot, msg, old.Binding.Signature)}
+	b := wire.Binding{BindingStatement: st, Signature: signOrReuse(t, hot, msg, old.Binding.Signature)}
 	v.Binding = bindingVector{
 		HotkeySeed: h(hotSeed[:]), Validator: hot.Public().String(), NodeKeySeed: h(nodeSeed[:]),
 		PeerID: id.String(), PeerIDBytes: h([]byte(id)), Statement: h(mustMarshal(t, st)),
@@ -163,16 +164,16 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withObjects, err := EncodeBlockMessage(blockRaw, objects)
+	withObjects, err := wire.EncodeBlockMessage(blockRaw, objects)
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, err := EncodeBlockMessage(blockRaw, [][]byte{})
+	alone, err := wire.EncodeBlockMessage(blockRaw, [][]byte{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	msgVector := func(data []byte) messageVector {
-		id := MessageID(&pb.Message{Data: data})
+		id := wire.MessageID(&pb.Message{Data: data})
 		return messageVector{Message: h(data), MessageID: h([]byte(id)), MessageCID: codec.Sum(data).String()}
 	}
 	v.BlockMessage = msgVector(withObjects)
@@ -183,27 +184,27 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 	v.BlockAlone = msgVector(alone)
 
 	// Sync messages.
-	head := Head{Validator: hot.Public(), Height: 0, CID: codec.LinkTo(blockCID)}
+	head := wire.Head{Validator: hot.Public(), Height: 0, CID: codec.LinkTo(blockCID)}
 	for _, s := range []struct {
 		name, kind string
 		v          any
 	}{
-		{"status request from a validator's node", "request", Request{Status: &Status{NetUID: netuid, Heads: []Head{head}, Forks: []codec.Link{}, Binding: &b}}},
-		{"status response from an observer", "response", Response{Status: &Status{NetUID: netuid, Heads: []Head{}, Forks: []codec.Link{}}}},
-		{"blocks request", "request", Request{Blocks: &BlocksRequest{Validator: hot.Public(), From: 0, Count: 64}}},
-		{"blocks response", "response", Response{Blocks: &BlocksResponse{Blocks: [][]byte{blockRaw}, Objects: objects}}},
-		{"objects request", "request", Request{Objects: &ObjectsRequest{CIDs: links(tcids)}}},
-		{"objects response", "response", Response{Objects: &ObjectsResponse{Objects: objects[:1]}}},
-		{"error response", "response", Response{Error: &ErrorResponse{Code: CodeRateLimited, Message: "rate limited; retry later"}}},
+		{"status request from a validator's node", "request", wire.Request{Status: &wire.Status{NetUID: netuid, Heads: []wire.Head{head}, Forks: []codec.Link{}, Binding: &b}}},
+		{"status response from an observer", "response", wire.Response{Status: &wire.Status{NetUID: netuid, Heads: []wire.Head{}, Forks: []codec.Link{}}}},
+		{"blocks request", "request", wire.Request{Blocks: &wire.BlocksRequest{Validator: hot.Public(), From: 0, Count: 64}}},
+		{"blocks response", "response", wire.Response{Blocks: &wire.BlocksResponse{Blocks: [][]byte{blockRaw}, Objects: objects}}},
+		{"objects request", "request", wire.Request{Objects: &wire.ObjectsRequest{CIDs: codec.LinksTo(tcids)}}},
+		{"objects response", "response", wire.Response{Objects: &wire.ObjectsResponse{Objects: objects[:1]}}},
+		{"error response", "response", wire.Response{Error: &wire.ErrorResponse{Code: wire.CodeRateLimited, Message: "rate limited; retry later"}}},
 	} {
 		data := mustMarshal(t, s.v)
 		var frame bytes.Buffer
-		writeFrame(&frame, data)
+		wire.WriteFrame(&frame, data)
 		v.Sync = append(v.Sync, syncVector{Name: s.name, Kind: s.kind, CBOR: h(data), Frame: h(frame.Bytes())})
 	}
-	for _, n := range []int{0, 127, 128, 300, 16383, 16384, MaxRequestBytes, MaxResponseBytes} {
+	for _, n := range []int{0, 127, 128, 300, 16383, 16384, wire.MaxRequestBytes, wire.MaxResponseBytes} {
 		var frame bytes.Buffer
-		writeFrame(&frame, make([]byte, n))
+		wire.WriteFrame(&frame, make([]byte, n))
 		v.Frames = append(v.Frames, frameVector{Length: n, Prefix: h(frame.Bytes()[:frame.Len()-n])})
 	}
 	return v
@@ -240,7 +241,7 @@ func TestVectors(t *testing.T) {
 		}
 		return b
 	}
-	var b Binding
+	var b wire.Binding
 	if err := codec.Unmarshal(raw(v.Binding.Binding), &b); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestVectors(t *testing.T) {
 		t.Fatalf("binding vector: %v", err)
 	}
 	for _, m := range []messageVector{v.BlockMessage, v.BlockAlone} {
-		rb, err := DecodeBlockMessage(raw(m.Message))
+		rb, err := wire.DecodeBlockMessage(raw(m.Message))
 		if err != nil {
 			t.Fatalf("block message vector: %v", err)
 		}
@@ -263,9 +264,9 @@ func TestVectors(t *testing.T) {
 	for _, s := range v.Sync {
 		var err error
 		if s.Kind == "request" {
-			_, err = DecodeRequest(raw(s.CBOR))
+			_, err = wire.DecodeRequest(raw(s.CBOR))
 		} else {
-			_, err = DecodeResponse(raw(s.CBOR))
+			_, err = wire.DecodeResponse(raw(s.CBOR))
 		}
 		if err != nil {
 			t.Errorf("sync vector %q: %v", s.Name, err)

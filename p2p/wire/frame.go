@@ -1,4 +1,4 @@
-package p2p
+package wire
 
 import (
 	"bufio"
@@ -12,9 +12,9 @@ import (
 // varint (minimal, at most 4 bytes: every
 // allowed length is below 2^28), then that many bytes.
 
-// writeFrame writes one frame: the length, then the data itself (not a
+// WriteFrame writes one frame: the length, then the data itself (not a
 // copy of it: a response can be megabytes).
-func writeFrame(w io.Writer, data []byte) error {
+func WriteFrame(w io.Writer, data []byte) error {
 	if _, err := w.Write(binary.AppendUvarint(nil, uint64(len(data)))); err != nil {
 		return err
 	}
@@ -26,11 +26,11 @@ func writeFrame(w io.Writer, data []byte) error {
 // bytes arrive.
 const frameChunk = 64 << 10
 
-// readFrame reads one frame of at most max bytes. Its buffer grows with
+// ReadFrame reads one frame of at most max bytes. Its buffer grows with
 // the bytes that actually arrive, up to the length the prefix announced:
 // a peer that announces max bytes and sends none costs a small buffer, not
 // max.
-func readFrame(r *bufio.Reader, max int) ([]byte, error) {
+func ReadFrame(r *bufio.Reader, max int) ([]byte, error) {
 	n64, err := readUvarint(r)
 	if err != nil {
 		return nil, err

@@ -1,12 +1,16 @@
-package p2p
+package wire
 
 import (
 	"bufio"
 	"bytes"
 	"testing"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // Seeds shared by the decoders' fuzz targets: valid messages of each kind.
@@ -21,6 +25,7 @@ func seeds(f *testing.F) {
 		Response{Objects: &ObjectsResponse{Objects: [][]byte{[]byte("o")}}},
 		Response{Error: &ErrorResponse{Code: CodeBusy, Message: "busy"}},
 		BlockMessage{Block: []byte{0xa0}, Objects: [][]byte{}},
+		signedBlockMessage(f, alice),
 	} {
 		data, err := codec.Marshal(v)
 		if err != nil {
@@ -74,7 +79,7 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff, 0x7f})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const limit = 1 << 16
-		got, err := readFrame(bufio.NewReader(bytes.NewReader(data)), limit)
+		got, err := ReadFrame(bufio.NewReader(bytes.NewReader(data)), limit)
 		if err != nil {
 			return
 		}
@@ -82,9 +87,42 @@ func FuzzReadFrame(f *testing.F) {
 			t.Fatalf("frame of %d bytes over the %d limit", len(got), limit)
 		}
 		var buf bytes.Buffer
-		writeFrame(&buf, got)
+		WriteFrame(&buf, got)
 		if !bytes.HasPrefix(data, buf.Bytes()) {
 			t.Fatalf("read %x from %x, which does not start with its frame %x", got, data, buf.Bytes())
 		}
 	})
+}
+
+// signedBlockMessage is a valid gossip message: a block of two transcripts,
+// signed, with both. Mutations of its objects reach the checks that run
+// only once the signature has verified.
+func signedBlockMessage(f *testing.F, k *keys.Hotkey) BlockMessage {
+	h := record.Header{Format: record.BlockFormat, Validator: k.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(5)}
+	var objects [][]byte
+	var cids []cid.Cid
+	for i := range 2 {
+		tr := recordtest.Transcript(k.Public(), uint64(i), 0)
+		raw, c, err := tr.Encode()
+		if err != nil {
+			f.Fatal(err)
+		}
+		objects = append(objects, raw)
+		cids = append(cids, c)
+	}
+	h.Transcripts = codec.LinksTo(cids)
+	h.Checkpoint = record.CheckpointOf(cids)
+	_, block, _, err := record.Sign(h, k)
+	if err != nil {
+		f.Fatal(err)
+	}
+	m := BlockMessage{Block: block, Objects: objects}
+	data, err := codec.Marshal(m)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if rb, err := DecodeBlockMessage(data); err != nil || len(rb.Objects) != 2 {
+		f.Fatalf("the signed seed does not decode with its objects: %v", err)
+	}
+	return m
 }

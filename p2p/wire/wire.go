@@ -1,12 +1,10 @@
-package p2p
+package wire
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"unicode/utf8"
-
-	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
@@ -217,14 +215,6 @@ func (s *Status) heads() map[keys.PublicKey]Head {
 		m[h.Validator] = h
 	}
 	return m
-}
-
-func links(cs []cid.Cid) []codec.Link {
-	out := make([]codec.Link, len(cs))
-	for i, c := range cs {
-		out[i] = codec.LinkTo(c)
-	}
-	return out
 }
 
 func set(bs ...bool) int {

@@ -1,4 +1,4 @@
-package p2p
+package wire
 
 import (
 	"bufio"
@@ -105,13 +105,13 @@ func TestDecodeResponseRejects(t *testing.T) {
 func TestFrames(t *testing.T) {
 	var buf bytes.Buffer
 	for _, m := range [][]byte{{}, []byte("a"), bytes.Repeat([]byte("b"), 300)} {
-		if err := writeFrame(&buf, m); err != nil {
+		if err := WriteFrame(&buf, m); err != nil {
 			t.Fatal(err)
 		}
 	}
 	r := bufio.NewReader(&buf)
 	for _, want := range []int{0, 1, 300} {
-		got, err := readFrame(r, 1000)
+		got, err := ReadFrame(r, 1000)
 		if err != nil || len(got) != want {
 			t.Fatalf("frame of %d: got %d bytes, %v", want, len(got), err)
 		}
@@ -128,7 +128,7 @@ func TestFrames(t *testing.T) {
 		{"truncated varint", []byte{0x80}, "unexpected EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := readFrame(bufio.NewReader(bytes.NewReader(tc.in)), 1000)
+			_, err := ReadFrame(bufio.NewReader(bytes.NewReader(tc.in)), 1000)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one mentioning %q", err, tc.want)
 			}
