@@ -59,10 +59,18 @@ func TestCrashDuringSync(t *testing.T) {
 	stored, storedAny := uint64(0), false
 	for round := range 4 {
 		ch := startCrashChild(t, c, 1)
-		// Kill once it has stored a block in this run, a random moment
-		// later: mid-backfill as long as the chain is not complete.
-		ch.wait(ctx, fmt.Sprintf("round %d: a block above height %d", round, stored), func(a childAck) bool { return !storedAny || a.height > stored })
-		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+		// Kill at a random moment of the backfill: once the child has
+		// stored a block at or above a random height in the first half of
+		// what it lacks, and up to a millisecond later. (A random delay of
+		// up to 150 ms after its first block let a fast backfill of the
+		// whole chain finish first.)
+		lo := uint64(0)
+		if storedAny {
+			lo = stored + 1
+		}
+		target := lo + uint64(rng.IntN(int(max(1, (top-lo)/2))))
+		ch.wait(ctx, fmt.Sprintf("round %d: a block at height %d or above", round, target), func(a childAck) bool { return a.height >= target })
+		time.Sleep(time.Duration(rng.IntN(1000)) * time.Microsecond)
 		got := ch.kill()
 		acked = append(acked, got...)
 		h := checkCrashedStore(t, c, 1, v, acked)
