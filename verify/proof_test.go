@@ -237,26 +237,3 @@ func TestProofVectors(t *testing.T) {
 		checkCases(t, v.Cases)
 	}
 }
-
-func FuzzReadProof(f *testing.F) {
-	for _, name := range []string{"proof-inclusion.json", "proof-consistency.json"} {
-		data, err := os.ReadFile(filepath.Join("..", "spec", "vectors", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		var v proofVectors
-		if err := json.Unmarshal(data, &v); err != nil {
-			f.Fatal(err)
-		}
-		for _, c := range v.Cases {
-			f.Add([]byte(c.Proof))
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := verify.ReadProof(bytes.NewReader(data))
-		if err != nil {
-			return
-		}
-		verify.VerifyProof(p)
-	})
-}

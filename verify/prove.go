@@ -77,3 +77,14 @@ func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*Cons
 	}
 	return p, nil
 }
+
+func hashArrays(hs [][]byte) ([]record.Hash, error) {
+	out := make([]record.Hash, len(hs))
+	for i, h := range hs {
+		if len(h) != len(out[i]) {
+			return nil, fmt.Errorf("proof hash %d has %d bytes", i, len(h))
+		}
+		copy(out[i][:], h)
+	}
+	return out, nil
+}

@@ -5,8 +5,9 @@ import (
 	"fmt"
 )
 
-// Sentinel errors of the records. Every error of this package wraps one of
-// them or ErrBadProof; test with errors.Is.
+// Sentinel errors of the records: the decoders' and checks' errors wrap
+// ErrMalformed, a signature that does not verify ErrBadSignature, and a
+// Merkle proof that does not verify ErrBadProof. Test with errors.Is.
 var (
 	// ErrMalformed: bytes that are not a well-formed record of the expected
 	// kind (not canonical DAG-CBOR, unknown fields, a limit exceeded, a

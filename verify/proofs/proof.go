@@ -218,14 +218,3 @@ func hashSlices(hs []record.Hash) [][]byte {
 	}
 	return out
 }
-
-func hashArrays(hs [][]byte) ([]record.Hash, error) {
-	out := make([]record.Hash, len(hs))
-	for i, h := range hs {
-		if len(h) != len(out[i]) {
-			return nil, fmt.Errorf("proof hash %d has %d bytes", i, len(h))
-		}
-		copy(out[i][:], h)
-	}
-	return out, nil
-}

@@ -1,0 +1,43 @@
+package verify_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/affine-ledger/ledger/verify"
+)
+
+// FuzzReadProof: no file makes the reader or the checks panic. The seeds
+// are spec/proofs.md's vectors, valid proofs and forgeries.
+func FuzzReadProof(f *testing.F) {
+	for _, name := range []string{"proof-inclusion.json", "proof-consistency.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "spec", "vectors", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		var v struct {
+			Cases []struct {
+				Proof json.RawMessage `json:"proof"`
+			} `json:"cases"`
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			f.Fatal(err)
+		}
+		if len(v.Cases) == 0 {
+			f.Fatalf("%s: no cases", name)
+		}
+		for _, c := range v.Cases {
+			f.Add([]byte(c.Proof))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := verify.ReadProof(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		verify.VerifyProof(p)
+	})
+}
