@@ -28,7 +28,7 @@ import (
 
 	"github.com/affine-ledger/ledger/envs/registry"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/proofs"
 )
 
 // chromium returns the browser to drive, or skips the test (fails it
@@ -185,17 +185,17 @@ func download(t *testing.T, ctx context.Context, sel string) string {
 // checkProofFile reads and verifies a downloaded inclusion proof and
 // checks that it proves transcript of validator; it copies the file into
 // artifacts.
-func checkProofFile(t *testing.T, file, artifacts string, st ledger.StoredTranscript) verify.Proved {
+func checkProofFile(t *testing.T, file, artifacts string, st ledger.StoredTranscript) proofs.Proved {
 	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := verify.ReadProof(bytes.NewReader(raw))
+	p, err := proofs.ReadProof(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatalf("downloaded proof: %v", err)
 	}
-	proved, err := verify.VerifyProof(p)
+	proved, err := proofs.VerifyProof(p)
 	if err != nil {
 		t.Fatalf("downloaded proof does not verify: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger/record"
-	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/proofs"
 )
 
 func TestTranscript(t *testing.T) {
@@ -93,11 +93,11 @@ func TestProofDownload(t *testing.T) {
 		if cd := r.header.Get("Content-Disposition"); cd != `attachment; filename="inclusion-proof-`+c+`.json"` {
 			t.Errorf("Content-Disposition %q", cd)
 		}
-		p, err := verify.ReadProof(bytes.NewReader(r.body))
+		p, err := proofs.ReadProof(bytes.NewReader(r.body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		proved, err := verify.VerifyProof(p)
+		proved, err := proofs.VerifyProof(p)
 		if err != nil {
 			t.Fatalf("%s: downloaded proof does not verify: %v", c, err)
 		}
@@ -106,7 +106,7 @@ func TestProofDownload(t *testing.T) {
 		}
 		// The same path checks with the ledger's own verifier against the
 		// stored head.
-		ip := p.(*verify.InclusionProof)
+		ip := p.(*proofs.InclusionProof)
 		head, err := shared.s.Head(proved.Validator)
 		if err != nil {
 			t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/proofs"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -306,7 +307,7 @@ func BenchmarkProofVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var proofs []*verify.InclusionProof
+	var cases []*proofs.InclusionProof
 	for i, raw := range real {
 		nodes, err := proof.Inclusion(i, size)
 		if err != nil {
@@ -318,18 +319,18 @@ func BenchmarkProofVerify(b *testing.B) {
 			copy(h[:], levels[id.Level][id.Index])
 			hs = append(hs, h)
 		}
-		p := &verify.InclusionProof{Type: verify.InclusionType, Transcript: raw, CID: codec.Sum(raw).String(), LeafIndex: i, TreeSize: size, Hashes: hs, Block: blockRaw}
+		p := &proofs.InclusionProof{Type: proofs.InclusionType, Transcript: raw, CID: codec.Sum(raw).String(), LeafIndex: i, TreeSize: size, Hashes: hs, Block: blockRaw}
 		if _, err := p.Verify(); err != nil {
 			b.Fatal(err)
 		}
-		proofs = append(proofs, p)
+		cases = append(cases, p)
 	}
 	levels = nil
 	b.Run("merkle", func(b *testing.B) {
 		var base, t time.Duration
 		i := 0
 		for b.Loop() {
-			p := proofs[i%len(proofs)]
+			p := cases[i%len(cases)]
 			i++
 			t0 := time.Now()
 			sha256.Sum256(p.Transcript)
@@ -356,7 +357,7 @@ func BenchmarkProofVerify(b *testing.B) {
 		var base, t time.Duration
 		i := 0
 		for b.Loop() {
-			p := proofs[i%len(proofs)]
+			p := cases[i%len(cases)]
 			i++
 			t0 := time.Now()
 			sha256.Sum256(p.Transcript)

@@ -14,7 +14,8 @@
 // audit reads only what the chains link, and Pebble takes some damage to
 // its logs for a crash's torn tail.
 //
-// The package also builds and checks the offline proofs of spec/proofs.md:
-// a transcript's inclusion in its validator's log and the consistency of two
-// checkpoints, each carried with the signed blocks that commit to them.
+// The package also builds the offline proofs of spec/proofs.md from a
+// store: a transcript's inclusion in its validator's log and the
+// consistency of two checkpoints, each carried with the signed blocks that
+// commit to them. Package verify/proofs reads and checks them.
 package verify

@@ -14,6 +14,7 @@ import (
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/proofs"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -23,7 +24,7 @@ type proofCase struct {
 	Proof json.RawMessage `json:"proof"`
 	// OK with Proves, or an error containing Error.
 	OK     bool           `json:"ok"`
-	Proves *verify.Proved `json:"proves,omitempty"`
+	Proves *proofs.Proved `json:"proves,omitempty"`
 	Error  string         `json:"error,omitempty"`
 }
 
@@ -62,7 +63,7 @@ func inclusionCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forge := func(edit func(p *verify.InclusionProof)) verify.InclusionProof {
+	forge := func(edit func(p *proofs.InclusionProof)) proofs.InclusionProof {
 		q := *p
 		q.Hashes = append([]record.Hash(nil), p.Hashes...)
 		q.Transcript = append([]byte(nil), p.Transcript...)
@@ -75,29 +76,29 @@ func inclusionCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase {
 	}
 	return []proofCase{
 		mk(t, "valid", p, true, &proves, ""),
-		mk(t, "modified transcript", forge(func(q *verify.InclusionProof) {
+		mk(t, "modified transcript", forge(func(q *proofs.InclusionProof) {
 			var tr record.Transcript
 			codec.Unmarshal(q.Transcript, &tr)
 			tr.Reward++
 			q.Transcript, _ = codec.Marshal(&tr)
 		}), false, nil, "hash to"),
-		mk(t, "modified transcript with its CID", forge(func(q *verify.InclusionProof) {
+		mk(t, "modified transcript with its CID", forge(func(q *proofs.InclusionProof) {
 			var tr record.Transcript
 			codec.Unmarshal(q.Transcript, &tr)
 			tr.Reward++
 			q.Transcript, _ = codec.Marshal(&tr)
 			q.CID = codec.Sum(q.Transcript).String()
 		}), false, nil, "leaf 6 of 15"),
-		mk(t, "wrong leaf index", forge(func(q *verify.InclusionProof) { q.LeafIndex = 7 }), false, nil, "leaf 7 of 15"),
-		mk(t, "altered path", forge(func(q *verify.InclusionProof) { q.Hashes[0][0] ^= 1 }), false, nil, "leaf 6 of 15"),
-		mk(t, "short path", forge(func(q *verify.InclusionProof) { q.Hashes = q.Hashes[1:] }), false, nil, "leaf 6 of 15"),
-		mk(t, "tree size", forge(func(q *verify.InclusionProof) { q.TreeSize = 16 }), false, nil, "tree size 16"),
-		mk(t, "root changed, not re-signed", forge(func(q *verify.InclusionProof) {
+		mk(t, "wrong leaf index", forge(func(q *proofs.InclusionProof) { q.LeafIndex = 7 }), false, nil, "leaf 7 of 15"),
+		mk(t, "altered path", forge(func(q *proofs.InclusionProof) { q.Hashes[0][0] ^= 1 }), false, nil, "leaf 6 of 15"),
+		mk(t, "short path", forge(func(q *proofs.InclusionProof) { q.Hashes = q.Hashes[1:] }), false, nil, "leaf 6 of 15"),
+		mk(t, "tree size", forge(func(q *proofs.InclusionProof) { q.TreeSize = 16 }), false, nil, "tree size 16"),
+		mk(t, "root changed, not re-signed", forge(func(q *proofs.InclusionProof) {
 			b := *blk
 			b.Checkpoint.Root[0] ^= 1
 			q.Block, _ = codec.Marshal(&b)
 		}), false, nil, "bad signature"),
-		mk(t, "wrong root signed by the validator", forge(func(q *verify.InclusionProof) {
+		mk(t, "wrong root signed by the validator", forge(func(q *proofs.InclusionProof) {
 			h := blk.Header
 			h.Checkpoint.Root[0] ^= 1
 			_, q.Block, _, err = record.Sign(h, k)
@@ -117,7 +118,7 @@ func consistencyCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase
 	if err != nil {
 		t.Fatal(err)
 	}
-	forge := func(edit func(p *verify.ConsistencyProof)) verify.ConsistencyProof {
+	forge := func(edit func(p *proofs.ConsistencyProof)) proofs.ConsistencyProof {
 		q := *p
 		q.Hashes = append([]record.Hash(nil), p.Hashes...)
 		edit(&q)
@@ -129,9 +130,9 @@ func consistencyCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase
 	}
 	return []proofCase{
 		mk(t, "valid", p, true, &proves, ""),
-		mk(t, "altered proof", forge(func(q *verify.ConsistencyProof) { q.Hashes[0][0] ^= 1 }), false, nil, "size 5 to 15"),
-		mk(t, "swapped blocks", forge(func(q *verify.ConsistencyProof) { q.Older, q.Newer = q.Newer, q.Older }), false, nil, "above the newer"),
-		mk(t, "wrong root signed by the validator", forge(func(q *verify.ConsistencyProof) {
+		mk(t, "altered proof", forge(func(q *proofs.ConsistencyProof) { q.Hashes[0][0] ^= 1 }), false, nil, "size 5 to 15"),
+		mk(t, "swapped blocks", forge(func(q *proofs.ConsistencyProof) { q.Older, q.Newer = q.Newer, q.Older }), false, nil, "above the newer"),
+		mk(t, "wrong root signed by the validator", forge(func(q *proofs.ConsistencyProof) {
 			h := newer.Header
 			h.Checkpoint.Root[0] ^= 1
 			_, q.Newer, _, err = record.Sign(h, k)
@@ -142,7 +143,7 @@ func consistencyCases(t *testing.T, s *ledger.Store, k *keys.Hotkey) []proofCase
 	}
 }
 
-func mk(t *testing.T, name string, p any, ok bool, proves *verify.Proved, want string) proofCase {
+func mk(t *testing.T, name string, p any, ok bool, proves *proofs.Proved, want string) proofCase {
 	raw, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
@@ -153,11 +154,11 @@ func mk(t *testing.T, name string, p any, ok bool, proves *verify.Proved, want s
 func checkCases(t *testing.T, cases []proofCase) {
 	t.Helper()
 	for _, c := range cases {
-		p, err := verify.ReadProof(bytes.NewReader(c.Proof))
+		p, err := proofs.ReadProof(bytes.NewReader(c.Proof))
 		if err != nil {
 			t.Fatalf("%s: read: %v", c.Name, err)
 		}
-		got, err := verify.VerifyProof(p)
+		got, err := proofs.VerifyProof(p)
 		if c.OK {
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
@@ -169,7 +170,7 @@ func checkCases(t *testing.T, cases []proofCase) {
 			}
 			continue
 		}
-		if err == nil || !errors.Is(err, verify.ErrProof) || !strings.Contains(err.Error(), c.Error) {
+		if err == nil || !errors.Is(err, proofs.ErrProof) || !strings.Contains(err.Error(), c.Error) {
 			t.Fatalf("%s: error %v, want one with %q", c.Name, err, c.Error)
 		}
 	}

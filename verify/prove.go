@@ -8,13 +8,14 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/verify/proofs"
 )
 
 // ProveInclusion builds the inclusion proof of transcript c in its
 // validator's log at the latest checkpoint, and checks it before
 // returning it, so a store whose nodes disagree with its blocks yields an
 // error rather than a proof that fails elsewhere.
-func ProveInclusion(s *ledger.Store, c cid.Cid) (*InclusionProof, error) {
+func ProveInclusion(s *ledger.Store, c cid.Cid) (*proofs.InclusionProof, error) {
 	t, err := s.Transcript(c)
 	if err != nil {
 		return nil, err
@@ -36,7 +37,7 @@ func ProveInclusion(s *ledger.Store, c cid.Cid) (*InclusionProof, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &InclusionProof{Type: InclusionType, Transcript: t.Raw, CID: c.String(), LeafIndex: t.Ref.Leaf,
+	p := &proofs.InclusionProof{Type: proofs.InclusionType, Transcript: t.Raw, CID: c.String(), LeafIndex: t.Ref.Leaf,
 		TreeSize: blk.Checkpoint.Size, Hashes: hashes, Block: blk.Raw}
 	if _, err := p.Verify(); err != nil {
 		return nil, fmt.Errorf("the store's proof of %s does not verify: %w", c, err)
@@ -46,7 +47,7 @@ func ProveInclusion(s *ledger.Store, c cid.Cid) (*InclusionProof, error) {
 
 // ProveConsistency builds the consistency proof between v's checkpoints at
 // heights from and to, checked like ProveInclusion's.
-func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*ConsistencyProof, error) {
+func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*proofs.ConsistencyProof, error) {
 	if from > to {
 		return nil, fmt.Errorf("consistency from height %d to %d: the first must not be above the second", from, to)
 	}
@@ -71,7 +72,7 @@ func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*Cons
 	if hashes == nil {
 		hashes = []record.Hash{}
 	}
-	p := &ConsistencyProof{Type: ConsistencyType, Older: older.Raw, Newer: newer.Raw, Hashes: hashes}
+	p := &proofs.ConsistencyProof{Type: proofs.ConsistencyType, Older: older.Raw, Newer: newer.Raw, Hashes: hashes}
 	if _, err := p.Verify(); err != nil {
 		return nil, fmt.Errorf("the store's consistency proof of %s from height %d to %d does not verify: %w", v, from, to, err)
 	}

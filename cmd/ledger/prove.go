@@ -12,6 +12,7 @@ import (
 
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/proofs"
 )
 
 func newProveCmd() *cobra.Command {
@@ -76,16 +77,16 @@ inclusion or consistency proof against the signed checkpoints. "-" reads standar
 				defer f.Close()
 				r = f
 			}
-			p, err := verify.ReadProof(r)
+			p, err := proofs.ReadProof(r)
 			if err != nil {
 				return usageError{fmt.Sprintf("%s: %v", args[0], err)}
 			}
-			proved, err := verify.VerifyProof(p)
+			proved, err := proofs.VerifyProof(p)
 			if asJSON {
 				res := struct {
 					OK     bool          `json:"ok"`
 					Error  string        `json:"error,omitempty"`
-					Proves verify.Proved `json:"proves"`
+					Proves proofs.Proved `json:"proves"`
 				}{OK: err == nil, Proves: proved}
 				if err != nil {
 					res.Error = err.Error()
@@ -107,9 +108,9 @@ inclusion or consistency proof against the signed checkpoints. "-" reads standar
 	return cmd
 }
 
-func printProved(w io.Writer, p verify.Proved) {
+func printProved(w io.Writer, p proofs.Proved) {
 	switch p.Type {
-	case verify.InclusionType:
+	case proofs.InclusionType:
 		fmt.Fprintf(w, "ok: transcript %s is leaf %d of the log of %s\n    at height %d (block %s), size %d, root %s\n",
 			p.Transcript, p.Leaf, p.Validator, p.Height, p.Block, p.Checkpoint.Size, p.Checkpoint.Root)
 	default:

@@ -1,4 +1,4 @@
-package verify_test
+package proofs_test
 
 import (
 	"bytes"
@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/affine-ledger/ledger/verify"
+	"github.com/affine-ledger/ledger/verify/proofs"
 )
 
 // FuzzReadProof: no file makes the reader or the checks panic. The seeds
 // are spec/proofs.md's vectors, valid proofs and forgeries.
 func FuzzReadProof(f *testing.F) {
 	for _, name := range []string{"proof-inclusion.json", "proof-consistency.json"} {
-		data, err := os.ReadFile(filepath.Join("..", "spec", "vectors", name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "spec", "vectors", name))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -34,10 +34,10 @@ func FuzzReadProof(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := verify.ReadProof(bytes.NewReader(data))
+		p, err := proofs.ReadProof(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
-		verify.VerifyProof(p)
+		proofs.VerifyProof(p)
 	})
 }

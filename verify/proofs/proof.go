@@ -1,4 +1,4 @@
-package verify
+package proofs
 
 import (
 	"bytes"
@@ -9,11 +9,19 @@ import (
 
 	"github.com/ipfs/go-cid"
 	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
+
+// The checks hash as spec/ledger.md says (RFC 6962 with SHA-256 over the
+// transcripts' binary CIDs), with the library's hasher rather than the
+// store's Merkle code, as verify does.
+var hasher = rfc6962.DefaultHasher
+
+func leafHash(transcript cid.Cid) []byte { return hasher.HashLeaf(transcript.Bytes()) }
 
 // Proof types (spec/proofs.md): the "type" member of a proof file.
 const (
