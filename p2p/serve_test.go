@@ -111,8 +111,8 @@ func TestForgedBindingIsBanned(t *testing.T) {
 	t.Parallel()
 	alice, _ := keys.FromURI("//Alice")
 	n, h := served(t, Config{})
-	// A binding Alice really signed, but for another node.
-	b, err := wire.NewBinding(alice, newPeerID(t), 0)
+	// A binding Alice really signed, but for another node: the one serving.
+	b, err := wire.NewBinding(alice, n.ID(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
