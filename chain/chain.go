@@ -11,7 +11,8 @@ import (
 
 // Chain is one subnet on one chain, as a validator or miner sees it.
 //
-// Reads return the state at the current head. Writes are signed by the
+// The Reader methods return the state at the current head; At returns a
+// Reader of the state as of an earlier block. Writes are signed by the
 // hotkey given (sr25519, keys.Hotkey) and return once the chain has applied
 // them (the local chain) or included them in a block (subtensor); a refused
 // write returns one of this package's errors, wrapped. A Chain is safe for
@@ -25,15 +26,16 @@ type Chain interface {
 	// BlockHash returns the hash of block number n (ErrNotFound past the
 	// head).
 	BlockHash(ctx context.Context, n uint64) (Hash, error)
-	// Metagraph returns the registered neurons with their stake, permits
-	// and the results of the last epoch.
-	Metagraph(ctx context.Context) (*Metagraph, error)
 
-	// Commitment returns the hotkey's commitment (ErrNotFound if none).
-	Commitment(ctx context.Context, hotkey keys.PublicKey) (Commitment, error)
-	// Commitments returns every commitment on the subnet, ordered by the
-	// block they were made at, then by hotkey bytes.
-	Commitments(ctx context.Context) ([]Commitment, error)
+	Reader
+	// At returns the state as of block n: what the chain holds once block
+	// n is final. Every validator reading an epoch's participants at the
+	// same block sees the same stakes, whenever it reads (spec/vtrust.md).
+	// At, or a read through the Reader it returns, fails with ErrNotFound
+	// past the head and ErrStateUnavailable for a block whose state the
+	// chain no longer keeps (a pruned node).
+	At(ctx context.Context, n uint64) (Reader, error)
+
 	// SetCommitment replaces k's commitment with fields (at most
 	// MaxFields). Each call costs max(total field length, 100) bytes of
 	// the hotkey's MaxSpace per epoch (ErrSpaceLimit).
@@ -49,12 +51,24 @@ type Chain interface {
 	// commit's epoch + RevealPeriod (ErrRevealTooEarly, ErrRevealExpired),
 	// and only if they hash to a pending commit (ErrCommitMismatch).
 	RevealWeights(ctx context.Context, k *keys.Hotkey, r Reveal) error
-	// Weights returns the weights in effect, one row per neuron that has
-	// set any, by uid.
-	Weights(ctx context.Context) ([]WeightRow, error)
 
 	// Close releases the chain.
 	Close() error
+}
+
+// Reader reads the subnet's state at one block.
+type Reader interface {
+	// Metagraph returns the registered neurons with their stake, permits
+	// and the results of the last epoch.
+	Metagraph(ctx context.Context) (*Metagraph, error)
+	// Commitment returns the hotkey's commitment (ErrNotFound if none).
+	Commitment(ctx context.Context, hotkey keys.PublicKey) (Commitment, error)
+	// Commitments returns every commitment on the subnet, ordered by the
+	// block they were made at, then by hotkey bytes.
+	Commitments(ctx context.Context) ([]Commitment, error)
+	// Weights returns the weights in effect, one row per neuron that has
+	// set any, by uid.
+	Weights(ctx context.Context) ([]WeightRow, error)
 }
 
 // Hash is a 32-byte block or commit hash: lower-case hex in text.

@@ -55,6 +55,9 @@ var (
 	ErrStaleNonce = errors.New("stale or future nonce")
 	// ErrBadRequest: a request that does not parse.
 	ErrBadRequest = errors.New("bad request")
+	// ErrStateUnavailable: a read at a block whose state the chain no
+	// longer keeps.
+	ErrStateUnavailable = errors.New("state not kept at that block")
 	// ErrUnsupported: the backend cannot do this.
 	ErrUnsupported = errors.New("not supported by this chain backend")
 )

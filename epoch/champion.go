@@ -16,7 +16,7 @@ import (
 // from the first champion. ok is false when no validator has weights, or
 // the winner no longer has a miner commitment. Under commit-reveal the
 // rows read are the last ones revealed.
-func ChainWinner(ctx context.Context, c chain.Chain) (_ duel.Side, ok bool, _ error) {
+func ChainWinner(ctx context.Context, c chain.Reader) (_ duel.Side, ok bool, _ error) {
 	s, _, ok, err := chainWinner(ctx, c)
 	return s, ok, err
 }
@@ -26,12 +26,12 @@ func ChainWinner(ctx context.Context, c chain.Chain) (_ duel.Side, ok bool, _ er
 // A driver starts every epoch from it when there is one: validators that
 // split on a champion (one computed an epoch before a vote reached it)
 // come back together as soon as a majority of stake has set weights.
-func ChainMajority(ctx context.Context, c chain.Chain) (_ duel.Side, ok bool, _ error) {
+func ChainMajority(ctx context.Context, c chain.Reader) (_ duel.Side, ok bool, _ error) {
 	s, majority, ok, err := chainWinner(ctx, c)
 	return s, ok && majority, err
 }
 
-func chainWinner(ctx context.Context, c chain.Chain) (_ duel.Side, majority, ok bool, _ error) {
+func chainWinner(ctx context.Context, c chain.Reader) (_ duel.Side, majority, ok bool, _ error) {
 	m, err := c.Metagraph(ctx)
 	if err != nil {
 		return duel.Side{}, false, false, fmt.Errorf("read metagraph: %w", err)

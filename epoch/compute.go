@@ -25,7 +25,11 @@ func Compute(ctx context.Context, c chain.Chain, a *Auditor, k uint64, champion 
 	if _, err := a.CatchUp(); err != nil {
 		return vtrust.Output{}, w, err
 	}
-	vals, miners, err := Participants(ctx, c)
+	st, err := c.At(ctx, w.To)
+	if err != nil {
+		return vtrust.Output{}, w, fmt.Errorf("read the chain at block %d, where epoch %d begins: %w", w.To, k, err)
+	}
+	vals, miners, err := Participants(ctx, st)
 	if err != nil {
 		return vtrust.Output{}, w, err
 	}

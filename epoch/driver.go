@@ -245,7 +245,11 @@ func (d *Driver) Loop(ctx context.Context) error {
 // window before end. A validator that appends nothing past the window
 // (idle, offline) keeps it false until the driver stops waiting.
 func (d *Driver) complete(ctx context.Context, end uint64) bool {
-	vals, _, err := Participants(ctx, d.cfg.Chain)
+	st, err := d.cfg.Chain.At(ctx, end)
+	if err != nil {
+		return false
+	}
+	vals, _, err := Participants(ctx, st)
 	if err != nil {
 		return false
 	}
@@ -270,7 +274,7 @@ const maxCatchUp = 64
 // advance computes missed epoch k and moves the champion, without the
 // commitment or weights of a current epoch.
 func (d *Driver) advance(ctx context.Context, k uint64) error {
-	champion, err := d.startChampion(ctx)
+	champion, err := d.startChampion(ctx, k)
 	if err != nil {
 		return fmt.Errorf("epoch %d: %w", k, err)
 	}
@@ -286,14 +290,25 @@ func (d *Driver) advance(ctx context.Context, k uint64) error {
 	return nil
 }
 
-// startChampion is the champion an epoch starts from: the last epoch's
+// startChampion is the champion epoch k starts from: the last epoch's
 // winner, or when there is none the first champion, where every
 // validator's duel loop starts its reign (spec/vtrust.md, "champion").
-func (d *Driver) startChampion(ctx context.Context) (duel.Side, error) {
+// The chain is read as of the epoch's first block, as every validator
+// reads it.
+func (d *Driver) startChampion(ctx context.Context, k uint64) (duel.Side, error) {
 	d.mu.Lock()
 	champion := d.champion
 	d.mu.Unlock()
-	if m, ok, err := ChainMajority(ctx, d.cfg.Chain); err == nil && ok && !sameSide(m, champion) {
+	p, err := d.cfg.Chain.Params(ctx)
+	if err != nil {
+		return champion, fmt.Errorf("read chain params: %w", err)
+	}
+	at := Boundary(k, p.Tempo)
+	st, err := d.cfg.Chain.At(ctx, at)
+	if err != nil {
+		return champion, fmt.Errorf("read the chain at block %d, where epoch %d begins: %w", at, k, err)
+	}
+	if m, ok, err := ChainMajority(ctx, st); err == nil && ok && !sameSide(m, champion) {
 		d.cfg.Logger.Info("epoch: starting from the champion a majority of stake set weights for",
 			"champion", m.Hotkey.String(), "had", champion.Hotkey.String())
 		return m, nil
@@ -301,7 +316,7 @@ func (d *Driver) startChampion(ctx context.Context) (duel.Side, error) {
 	if champion.Hotkey != (keys.PublicKey{}) {
 		return champion, nil
 	}
-	q, err := validator.Queue(ctx, d.cfg.Chain)
+	q, err := validator.Queue(ctx, st)
 	if err != nil {
 		return champion, err
 	}
@@ -345,7 +360,7 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	}
 
 	// 2. vTrust over what the ledger holds.
-	champion, err := d.startChampion(ctx)
+	champion, err := d.startChampion(ctx, k)
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
 	}

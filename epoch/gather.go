@@ -22,12 +22,18 @@ type Window struct {
 // WindowOf returns epoch k's window (k ≥ 1).
 func WindowOf(k, tempo uint64) Window { return Window{From: (k - 1) * tempo, To: k * tempo} }
 
+// Boundary is the block epoch k begins at, the end of its window: the
+// block whose state gives the epoch its validators, stakes, miners and
+// starting champion (spec/vtrust.md, "What an epoch reads").
+func Boundary(k, tempo uint64) uint64 { return WindowOf(k, tempo).To }
+
 func (w Window) contains(n uint64) bool { return n >= w.From && n < w.To }
 
 // Participants reads the epoch's validators (hotkeys with a validator
 // permit, and their stake) and miners (registered hotkeys with a miner
-// commitment, and its block) from the chain.
-func Participants(ctx context.Context, c chain.Chain) ([]vtrust.Validator, []vtrust.Miner, error) {
+// commitment, and its block) from the chain's state at the epoch's first
+// block (Boundary), so that every validator reads the same.
+func Participants(ctx context.Context, c chain.Reader) ([]vtrust.Validator, []vtrust.Miner, error) {
 	m, err := c.Metagraph(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read metagraph: %w", err)

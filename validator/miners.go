@@ -37,7 +37,7 @@ func ledgerMiner(m chain.Contender) record.Miner {
 
 // Queue reads the contender queue from the chain: registered miners'
 // commitments in commitment order, copies marked (chain.Contenders).
-func Queue(ctx context.Context, c chain.Chain) ([]chain.Contender, error) {
+func Queue(ctx context.Context, c chain.Reader) ([]chain.Contender, error) {
 	m, err := c.Metagraph(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read metagraph: %w", err)

@@ -130,10 +130,45 @@ func (c *Client) BlockHash(ctx context.Context, n uint64) (chain.Hash, error) {
 	return b.Hash, err
 }
 
-// Metagraph implements chain.Chain.
+// remote reads the served chain's state at the head (at empty) or as of
+// a block (at "?at=N").
+type remote struct {
+	c  *Client
+	at string
+}
+
+var _ chain.Reader = remote{}
+
+// At implements chain.Chain. The block is checked by the server at each
+// read: ErrNotFound past its head, ErrStateUnavailable where it keeps no
+// state.
+func (c *Client) At(_ context.Context, n uint64) (chain.Reader, error) {
+	return remote{c: c, at: fmt.Sprintf("?at=%d", n)}, nil
+}
+
+// Metagraph implements chain.Reader at the head.
 func (c *Client) Metagraph(ctx context.Context) (*chain.Metagraph, error) {
+	return remote{c: c}.Metagraph(ctx)
+}
+
+// Commitment implements chain.Reader at the head.
+func (c *Client) Commitment(ctx context.Context, hotkey keys.PublicKey) (chain.Commitment, error) {
+	return remote{c: c}.Commitment(ctx, hotkey)
+}
+
+// Commitments implements chain.Reader at the head.
+func (c *Client) Commitments(ctx context.Context) ([]chain.Commitment, error) {
+	return remote{c: c}.Commitments(ctx)
+}
+
+// Weights implements chain.Reader at the head.
+func (c *Client) Weights(ctx context.Context) ([]chain.WeightRow, error) {
+	return remote{c: c}.Weights(ctx)
+}
+
+func (r remote) Metagraph(ctx context.Context) (*chain.Metagraph, error) {
 	var m chain.Metagraph
-	if err := c.get(ctx, "/v1/metagraph", &m); err != nil {
+	if err := r.c.get(ctx, "/v1/metagraph"+r.at, &m); err != nil {
 		return nil, err
 	}
 	for i, n := range m.Neurons {
@@ -144,22 +179,19 @@ func (c *Client) Metagraph(ctx context.Context) (*chain.Metagraph, error) {
 	return &m, nil
 }
 
-// Commitment implements chain.Chain.
-func (c *Client) Commitment(ctx context.Context, hotkey keys.PublicKey) (chain.Commitment, error) {
+func (r remote) Commitment(ctx context.Context, hotkey keys.PublicKey) (chain.Commitment, error) {
 	var cm chain.Commitment
-	return cm, c.get(ctx, "/v1/commitments/"+hotkey.SS58(), &cm)
+	return cm, r.c.get(ctx, "/v1/commitments/"+hotkey.SS58()+r.at, &cm)
 }
 
-// Commitments implements chain.Chain.
-func (c *Client) Commitments(ctx context.Context) ([]chain.Commitment, error) {
+func (r remote) Commitments(ctx context.Context) ([]chain.Commitment, error) {
 	var cs []chain.Commitment
-	return cs, c.get(ctx, "/v1/commitments", &cs)
+	return cs, r.c.get(ctx, "/v1/commitments"+r.at, &cs)
 }
 
-// Weights implements chain.Chain.
-func (c *Client) Weights(ctx context.Context) ([]chain.WeightRow, error) {
+func (r remote) Weights(ctx context.Context) ([]chain.WeightRow, error) {
 	var ws []chain.WeightRow
-	return ws, c.get(ctx, "/v1/weights", &ws)
+	return ws, r.c.get(ctx, "/v1/weights"+r.at, &ws)
 }
 
 // Nonce returns hotkey's next transaction nonce.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/keys"
@@ -35,64 +34,42 @@ func (c *Chain) BlockHash(_ context.Context, n uint64) (chain.Hash, error) {
 	return c.hashes.at(n), nil
 }
 
-// Metagraph implements chain.Chain.
-func (c *Chain) Metagraph(context.Context) (*chain.Metagraph, error) {
+// At implements chain.Chain.
+func (c *Chain) At(_ context.Context, n uint64) (chain.Reader, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := &chain.Metagraph{Netuid: c.st.Genesis.Netuid, Block: c.st.Head, Epoch: c.st.Epoch, EpochBlock: c.st.EpochBlock}
-	for i, n := range c.st.Neurons {
-		m.Neurons = append(m.Neurons, chain.Neuron{
-			UID: uint16(i), Hotkey: n.Hotkey, Stake: n.Stake, ValidatorPermit: n.Validator,
-			ValidatorTrust: n.Results.ValidatorTrust, Consensus: n.Results.Consensus,
-			Incentive: n.Results.Incentive, Dividends: n.Results.Dividends,
-		})
+	sn, err := c.st.at(n)
+	if err != nil {
+		return nil, err
 	}
-	return m, nil
+	return frozen{netuid: c.st.Genesis.Netuid, sn: sn}, nil
 }
 
-// Commitment implements chain.Chain.
-func (c *Chain) Commitment(_ context.Context, hotkey keys.PublicKey) (chain.Commitment, error) {
+// head freezes the state at the head for one read.
+func (c *Chain) atHead() frozen {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, n := c.st.find(hotkey); n != nil && n.Commitment != nil {
-		return exportCommitment(n), nil
-	}
-	return chain.Commitment{}, fmt.Errorf("%w: no commitment of %s", chain.ErrNotFound, hotkey)
+	return frozen{netuid: c.st.Genesis.Netuid, sn: c.st.snapshot()}
 }
 
-// Commitments implements chain.Chain.
-func (c *Chain) Commitments(context.Context) ([]chain.Commitment, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []chain.Commitment
-	for _, n := range c.st.Neurons {
-		if n.Commitment != nil {
-			out = append(out, exportCommitment(n))
-		}
-	}
-	chain.SortCommitments(out)
-	return out, nil
+// Metagraph implements chain.Reader at the head.
+func (c *Chain) Metagraph(ctx context.Context) (*chain.Metagraph, error) {
+	return c.atHead().Metagraph(ctx)
 }
 
-func exportCommitment(n *neuron) chain.Commitment {
-	fields := make([]chain.Data, len(n.Commitment.Fields))
-	for i, f := range n.Commitment.Fields {
-		fields[i] = chain.Data{Kind: f.Kind, Bytes: slices.Clone(f.Bytes), Round: f.Round}
-	}
-	return chain.Commitment{Hotkey: n.Hotkey, Block: n.Commitment.Block, Fields: fields}
+// Commitment implements chain.Reader at the head.
+func (c *Chain) Commitment(ctx context.Context, hotkey keys.PublicKey) (chain.Commitment, error) {
+	return c.atHead().Commitment(ctx, hotkey)
 }
 
-// Weights implements chain.Chain.
-func (c *Chain) Weights(context.Context) ([]chain.WeightRow, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []chain.WeightRow
-	for i, n := range c.st.Neurons {
-		if n.Weights != nil {
-			out = append(out, chain.WeightRow{UID: uint16(i), UIDs: slices.Clone(n.Weights.UIDs), Values: slices.Clone(n.Weights.Values)})
-		}
-	}
-	return out, nil
+// Commitments implements chain.Reader at the head.
+func (c *Chain) Commitments(ctx context.Context) ([]chain.Commitment, error) {
+	return c.atHead().Commitments(ctx)
+}
+
+// Weights implements chain.Reader at the head.
+func (c *Chain) Weights(ctx context.Context) ([]chain.WeightRow, error) {
+	return c.atHead().Weights(ctx)
 }
 
 // SetCommitment implements chain.Chain.

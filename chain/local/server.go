@@ -17,7 +17,7 @@ import (
 
 // ProtocolVersion is the version of the JSON-over-HTTP protocol
 // (spec/chain.md, "Protocol").
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // maxBody bounds a request body: the largest transaction (a reveal of
 // maxVec uids, values and salt) is under 64 KiB in hex.
@@ -62,6 +62,7 @@ var errorCodes = []struct {
 	{chain.ErrBadSignature, "bad_signature", http.StatusUnauthorized},
 	{chain.ErrStaleNonce, "stale_nonce", http.StatusConflict},
 	{chain.ErrBadRequest, "bad_request", http.StatusBadRequest},
+	{chain.ErrStateUnavailable, "state_unavailable", http.StatusGone},
 	{chain.ErrUnsupported, "unsupported", http.StatusNotImplemented},
 	{errUnauthorized, "unauthorized", http.StatusUnauthorized},
 }
@@ -98,23 +99,23 @@ func NewServer(c *Chain, adminToken string) *Server {
 		h, err := c.BlockHash(r.Context(), n)
 		return chain.Block{Number: n, Hash: h}, err
 	}))
-	s.mux.HandleFunc("GET /v1/metagraph", s.read(func(r *http.Request) (any, error) { return c.Metagraph(r.Context()) }))
-	s.mux.HandleFunc("GET /v1/commitments", s.read(func(r *http.Request) (any, error) {
-		cs, err := c.Commitments(r.Context())
+	s.mux.HandleFunc("GET /v1/metagraph", s.state(func(r *http.Request, st chain.Reader) (any, error) { return st.Metagraph(r.Context()) }))
+	s.mux.HandleFunc("GET /v1/commitments", s.state(func(r *http.Request, st chain.Reader) (any, error) {
+		cs, err := st.Commitments(r.Context())
 		if cs == nil {
 			cs = []chain.Commitment{}
 		}
 		return cs, err
 	}))
-	s.mux.HandleFunc("GET /v1/commitments/{hotkey}", s.read(func(r *http.Request) (any, error) {
+	s.mux.HandleFunc("GET /v1/commitments/{hotkey}", s.state(func(r *http.Request, st chain.Reader) (any, error) {
 		hk, err := keys.ParseSS58(r.PathValue("hotkey"))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", chain.ErrBadRequest, err)
 		}
-		return c.Commitment(r.Context(), hk)
+		return st.Commitment(r.Context(), hk)
 	}))
-	s.mux.HandleFunc("GET /v1/weights", s.read(func(r *http.Request) (any, error) {
-		ws, err := c.Weights(r.Context())
+	s.mux.HandleFunc("GET /v1/weights", s.state(func(r *http.Request, st chain.Reader) (any, error) {
+		ws, err := st.Weights(r.Context())
 		if ws == nil {
 			ws = []chain.WeightRow{}
 		}
@@ -150,6 +151,29 @@ func (s *Server) read(f func(*http.Request) (any, error)) http.HandlerFunc {
 		}
 		writeJSON(w, http.StatusOK, v)
 	}
+}
+
+// state is read for the state reads: at the head, or as of block n with
+// ?at=n.
+func (s *Server) state(f func(*http.Request, chain.Reader) (any, error)) http.HandlerFunc {
+	return s.read(func(r *http.Request) (any, error) {
+		at, ok := r.URL.Query()["at"]
+		if !ok {
+			return f(r, s.c)
+		}
+		if len(at) != 1 {
+			return nil, fmt.Errorf("%w: %d at parameters, want one", chain.ErrBadRequest, len(at))
+		}
+		n, err := strconv.ParseUint(at[0], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: block number %q", chain.ErrBadRequest, at[0])
+		}
+		st, err := s.c.At(r.Context(), n)
+		if err != nil {
+			return nil, err
+		}
+		return f(r, st)
+	})
 }
 
 func (s *Server) tx(w http.ResponseWriter, r *http.Request) {

@@ -10,7 +10,7 @@ import (
 )
 
 // stateFormat is the version of the snapshot layout.
-const stateFormat = 1
+const stateFormat = 2
 
 // state is everything the local chain knows: the snapshot written to disk,
 // and the pure state machine that blocks and transactions drive. It does no
@@ -31,6 +31,9 @@ type state struct {
 	EpochError string                    `json:"epoch_error,omitempty"`
 	Nonces     map[keys.PublicKey]uint64 `json:"nonces"`
 	Neurons    []*neuron                 `json:"neurons"`
+	// Kept is the state as of each of the last keptBoundaries epoch
+	// boundaries, oldest first (chain.Chain.At).
+	Kept []snapshot `json:"kept,omitempty"`
 }
 
 // neuron is one registered hotkey's state; its uid is its index.
@@ -250,6 +253,7 @@ func (s *state) revealWeights(uid int, r chain.Reveal) error {
 
 // advance produces the next block and runs the epoch when one is due.
 func (s *state) advance(consensus Consensus) {
+	s.keepBoundary()
 	s.Head++
 	s.HeadHash = NextHash(s.HeadHash, s.Head)
 	if s.Head%s.Genesis.Tempo == 0 {

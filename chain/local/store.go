@@ -55,9 +55,12 @@ func (st *store) load() (*state, error) {
 	if err := strictJSON(data, &s); err != nil {
 		return nil, fmt.Errorf("chain state %s: %w", filepath.Join(st.dir, stateFile), err)
 	}
-	if s.Format != stateFormat {
-		return nil, fmt.Errorf("chain state %s: format %d, this program reads %d", filepath.Join(st.dir, stateFile), s.Format, stateFormat)
+	// Format 1 differs only in keeping no epoch boundaries' states: it
+	// reads as a format 2 state that has kept none yet.
+	if s.Format != stateFormat && s.Format != 1 {
+		return nil, fmt.Errorf("chain state %s: format %d, this program reads 1 and %d", filepath.Join(st.dir, stateFile), s.Format, stateFormat)
 	}
+	s.Format = stateFormat
 	if err := s.Genesis.Check(); err != nil {
 		return nil, fmt.Errorf("chain state %s: %w", filepath.Join(st.dir, stateFile), err)
 	}

@@ -2,7 +2,6 @@ package subtensor
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	gsclient "github.com/centrifuge/go-substrate-rpc-client/v4/client"
 
 	"github.com/affine-ledger/ledger/chain"
-	"github.com/affine-ledger/ledger/keys"
 )
 
 func init() {
@@ -76,6 +74,17 @@ func (c *Client) call(ctx context.Context, out any, method string, args ...any) 
 		return fmt.Errorf("subtensor %s: %w", method, err)
 	}
 	return nil
+}
+
+// readCall is call for a storage read at a block hash: a pruned node's
+// refusal (Substrate's "State already discarded for ...") is
+// chain.ErrStateUnavailable.
+func (c *Client) readCall(ctx context.Context, out any, method string, args ...any) error {
+	err := c.call(ctx, out, method, args...)
+	if err != nil && strings.Contains(err.Error(), "State already discarded") {
+		return fmt.Errorf("%w: %w", chain.ErrStateUnavailable, err)
+	}
+	return err
 }
 
 func hexOf(b []byte) string { return "0x" + hex.EncodeToString(b) }
@@ -158,7 +167,7 @@ func (c *Client) BlockHash(ctx context.Context, n uint64) (chain.Hash, error) {
 // get reads one storage value at block at; ok is false if it is absent.
 func (c *Client) get(ctx context.Context, key []byte, at chain.Hash) ([]byte, bool, error) {
 	var s *string
-	if err := c.call(ctx, &s, "state_getStorage", hexOf(key), hexOf(at[:])); err != nil {
+	if err := c.readCall(ctx, &s, "state_getStorage", hexOf(key), hexOf(at[:])); err != nil {
 		return nil, false, err
 	}
 	if s == nil {
@@ -175,7 +184,7 @@ func (c *Client) scan(ctx context.Context, prefix []byte, at chain.Hash) (map[st
 	start := hexOf(prefix)
 	for {
 		var ks []string
-		if err := c.call(ctx, &ks, "state_getKeysPaged", hexOf(prefix), page, start, hexOf(at[:])); err != nil {
+		if err := c.readCall(ctx, &ks, "state_getKeysPaged", hexOf(prefix), page, start, hexOf(at[:])); err != nil {
 			return nil, err
 		}
 		all = append(all, ks...)
@@ -196,7 +205,7 @@ func (c *Client) query(ctx context.Context, ks []string, at chain.Hash) (map[str
 	var sets []struct {
 		Changes [][2]*string `json:"changes"`
 	}
-	if err := c.call(ctx, &sets, "state_queryStorageAt", ks, hexOf(at[:])); err != nil {
+	if err := c.readCall(ctx, &sets, "state_queryStorageAt", ks, hexOf(at[:])); err != nil {
 		return nil, err
 	}
 	for _, set := range sets {
@@ -256,99 +265,4 @@ func (c *Client) Params(ctx context.Context) (chain.Params, error) {
 		return p, err
 	}
 	return p, nil
-}
-
-// Metagraph implements chain.Chain from SubtensorModule's storage: Keys,
-// ValidatorPermit, ValidatorTrust, Consensus, Incentive, Dividends,
-// TotalHotkeyAlpha (the stake), SubnetEpochIndex, LastMechansimStepBlock.
-func (c *Client) Metagraph(ctx context.Context) (*chain.Metagraph, error) {
-	head, err := c.Head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	at := head.Hash
-	n, err := c.getUint(ctx, keySubnetworkN(c.netuid), at, 2, 0)
-	if err != nil {
-		return nil, err
-	}
-	m := &chain.Metagraph{Netuid: c.netuid, Block: head.Number, Neurons: make([]chain.Neuron, n)}
-	prefix := keyKeysPrefix(c.netuid)
-	entries, err := c.scan(ctx, prefix, at)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range entries {
-		if len(k) != len(prefix)+2 || len(v) != 32 {
-			return nil, fmt.Errorf("subtensor: Keys entry of %d key bytes and %d value bytes", len(k), len(v))
-		}
-		uid := binary.LittleEndian.Uint16([]byte(k[len(prefix):]))
-		if uint64(uid) < n {
-			m.Neurons[uid].Hotkey = keys.PublicKey(v)
-		}
-	}
-	for i := range m.Neurons {
-		m.Neurons[i].UID = uint16(i)
-	}
-	permits, err := vecOf(ctx, c, "ValidatorPermit", at, decodeBools)
-	if err != nil {
-		return nil, err
-	}
-	for i := range m.Neurons {
-		if i < len(permits) {
-			m.Neurons[i].ValidatorPermit = permits[i]
-		}
-	}
-	for _, f := range []struct {
-		item string
-		set  func(*chain.Neuron, uint16)
-	}{
-		{"ValidatorTrust", func(n *chain.Neuron, v uint16) { n.ValidatorTrust = v }},
-		{"Consensus", func(n *chain.Neuron, v uint16) { n.Consensus = v }},
-		// Keyed by NetUidStorageIndex, which equals the netuid for the
-		// subnet's main mechanism.
-		{"Incentive", func(n *chain.Neuron, v uint16) { n.Incentive = v }},
-		{"Dividends", func(n *chain.Neuron, v uint16) { n.Dividends = v }},
-	} {
-		vals, err := vecOf(ctx, c, f.item, at, decodeU16s)
-		if err != nil {
-			return nil, err
-		}
-		for i := range m.Neurons {
-			if i < len(vals) {
-				f.set(&m.Neurons[i], vals[i])
-			}
-		}
-	}
-	var stakeKeys []string
-	for _, nr := range m.Neurons {
-		stakeKeys = append(stakeKeys, hexOf(keyTotalHotkeyAlpha(nr.Hotkey, c.netuid)))
-	}
-	stakes, err := c.query(ctx, stakeKeys, at)
-	if err != nil {
-		return nil, err
-	}
-	for i, nr := range m.Neurons {
-		if v, ok := stakes[string(keyTotalHotkeyAlpha(nr.Hotkey, c.netuid))]; ok && len(v) == 8 {
-			m.Neurons[i].Stake = binary.LittleEndian.Uint64(v)
-		}
-	}
-	if m.Epoch, err = c.getUint(ctx, keyNetVec("SubnetEpochIndex", c.netuid), at, 8, 0); err != nil {
-		return nil, err
-	}
-	if m.EpochBlock, err = c.getUint(ctx, keyNetVec("LastMechansimStepBlock", c.netuid), at, 8, 0); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-func vecOf[T any](ctx context.Context, c *Client, item string, at chain.Hash, decode func([]byte) ([]T, error)) ([]T, error) {
-	b, ok, err := c.get(ctx, keyNetVec(item, c.netuid), at)
-	if err != nil || !ok {
-		return nil, err
-	}
-	v, err := decode(b)
-	if err != nil {
-		return nil, fmt.Errorf("subtensor: %s: %w", item, err)
-	}
-	return v, nil
 }

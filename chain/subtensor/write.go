@@ -6,90 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/keys"
 )
-
-// Commitment implements chain.Chain from Commitments.CommitmentOf.
-func (c *Client) Commitment(ctx context.Context, hotkey keys.PublicKey) (chain.Commitment, error) {
-	head, err := c.Head(ctx)
-	if err != nil {
-		return chain.Commitment{}, err
-	}
-	return c.commitmentAt(ctx, hotkey, head.Hash)
-}
-
-func (c *Client) commitmentAt(ctx context.Context, hotkey keys.PublicKey, at chain.Hash) (chain.Commitment, error) {
-	b, ok, err := c.get(ctx, keyCommitment(c.netuid, hotkey), at)
-	if err != nil {
-		return chain.Commitment{}, err
-	}
-	if !ok {
-		return chain.Commitment{}, fmt.Errorf("%w: no commitment of %s on subnet %d", chain.ErrNotFound, hotkey, c.netuid)
-	}
-	block, fields, err := DecodeRegistration(b)
-	if err != nil {
-		return chain.Commitment{}, fmt.Errorf("subtensor: commitment of %s: %w", hotkey, err)
-	}
-	return chain.Commitment{Hotkey: hotkey, Block: block, Fields: fields}, nil
-}
-
-// Commitments implements chain.Chain. Entries that do not decode (a
-// runtime's newer Data variants, say) are skipped rather than failing the
-// whole list.
-func (c *Client) Commitments(ctx context.Context) ([]chain.Commitment, error) {
-	head, err := c.Head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	prefix := keyCommitmentPrefix(c.netuid)
-	entries, err := c.scan(ctx, prefix, head.Hash)
-	if err != nil {
-		return nil, err
-	}
-	var out []chain.Commitment
-	for k, v := range entries {
-		if len(k) != len(prefix)+8+32 {
-			continue
-		}
-		block, fields, err := DecodeRegistration(v)
-		if err != nil {
-			continue
-		}
-		out = append(out, chain.Commitment{Hotkey: keys.PublicKey([]byte(k[len(prefix)+8:])), Block: block, Fields: fields})
-	}
-	chain.SortCommitments(out)
-	return out, nil
-}
-
-// Weights implements chain.Chain from SubtensorModule.Weights.
-func (c *Client) Weights(ctx context.Context) ([]chain.WeightRow, error) {
-	head, err := c.Head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	prefix := keyWeightsPrefix(c.netuid)
-	entries, err := c.scan(ctx, prefix, head.Hash)
-	if err != nil {
-		return nil, err
-	}
-	var out []chain.WeightRow
-	for k, v := range entries {
-		if len(k) != len(prefix)+2 {
-			continue
-		}
-		uids, values, err := decodeWeights(v)
-		if err != nil {
-			return nil, fmt.Errorf("subtensor: weights: %w", err)
-		}
-		uid := uint16(k[len(prefix)]) | uint16(k[len(prefix)+1])<<8
-		out = append(out, chain.WeightRow{UID: uid, UIDs: uids, Values: values})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].UID < out[j].UID })
-	return out, nil
-}
 
 // submit signs call with k and waits until a block includes it; it returns
 // that block's hash.
@@ -193,7 +113,7 @@ func (c *Client) SetCommitment(ctx context.Context, k *keys.Hotkey, fields []cha
 	if err != nil {
 		return err
 	}
-	got, err := c.commitmentAt(ctx, k.Public(), block)
+	got, err := view{c: c, at: chain.Block{Hash: block}}.Commitment(ctx, k.Public())
 	if err != nil || !sameFields(got.Fields, fields) {
 		return fmt.Errorf("subtensor set_commitment in block %s: %w", block, errNotApplied)
 	}
