@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/affine-ledger/ledger/internal/textcut"
 )
 
 // MaxAnswerBytes is the largest action any environment reads. Larger answers
@@ -89,8 +90,5 @@ func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
+	return textcut.Prefix(s, n) + "..."
 }

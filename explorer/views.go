@@ -2,11 +2,11 @@ package explorer
 
 import (
 	"encoding/hex"
-	"unicode/utf8"
 
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/internal/textcut"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -96,10 +96,7 @@ func clipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return textcut.Prefix(s, n) + "…"
 }
 
 func hexOf(b []byte) string { return hex.EncodeToString(b) }

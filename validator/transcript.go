@@ -7,11 +7,11 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/inference"
+	"github.com/affine-ledger/ledger/internal/textcut"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
@@ -88,12 +88,5 @@ func newTranscript(validator keys.PublicKey, m record.Miner, d record.DuelID, se
 
 // clipText returns s as valid UTF-8 of at most n bytes, cut at a rune.
 func clipText(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return textcut.Prefix(strings.ToValidUTF8(s, "\uFFFD"), n)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/internal/textcut"
 	"github.com/affine-ledger/ledger/keys"
 )
 
@@ -87,18 +88,32 @@ func (c *Client) do(ctx context.Context, method, path, token string, body []byte
 	return nil
 }
 
-// decodeError turns an error body back into the chain error it names.
+// decodeError turns an error body back into the chain error it names. A
+// server's message and code are kept to maxErrorText bytes each: an error
+// goes into logs, and the body may be up to maxResponse.
 func decodeError(status int, data []byte) error {
 	var body errorBody
 	if err := json.Unmarshal(data, &body); err != nil || body.Error.Code == "" {
 		return fmt.Errorf("local chain: HTTP %d: %.200q", status, data)
 	}
+	msg := cutText(body.Error.Message, maxErrorText)
 	for _, e := range errorCodes {
 		if e.code == body.Error.Code {
-			return &remoteError{err: e.err, msg: body.Error.Message}
+			return &remoteError{err: e.err, msg: msg}
 		}
 	}
-	return fmt.Errorf("local chain: %s: %s", body.Error.Code, body.Error.Message)
+	return fmt.Errorf("local chain: %s: %s", cutText(body.Error.Code, maxErrorText), msg)
+}
+
+const maxErrorText = 4096
+
+// cutText keeps at most max bytes of s, cut on a UTF-8 boundary, marked
+// with "…" when cut.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return textcut.Prefix(s, max) + "…"
 }
 
 // remoteError is a server's refusal: it prints the server's message and

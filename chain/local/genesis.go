@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -113,12 +114,24 @@ func (g Genesis) Params() chain.Params {
 // ReadGenesis reads a genesis file. Absent parameters take DefaultGenesis's
 // values; unknown fields are errors.
 func ReadGenesis(path string) (Genesis, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Genesis{}, fmt.Errorf("genesis: %w", err)
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxGenesisBytes+1))
+	if err != nil {
+		return Genesis{}, fmt.Errorf("genesis %s: %w", path, err)
+	}
+	if len(data) > MaxGenesisBytes {
+		return Genesis{}, fmt.Errorf("genesis %s: over %d bytes", path, MaxGenesisBytes)
+	}
 	return ParseGenesis(data)
 }
+
+// MaxGenesisBytes bounds a genesis file: MaxNeurons neurons take about
+// 30 KiB of JSON, so a larger file is the wrong file (a log, a device).
+const MaxGenesisBytes = 1 << 20
 
 // ParseGenesis reads a genesis document (see ReadGenesis).
 func ParseGenesis(data []byte) (Genesis, error) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/affine-ledger/ledger/chain/local"
 )
 
 // Bounds of the small files the command line reads whole. A wrong path (a
@@ -12,9 +14,8 @@ const (
 	// maxTokenFileBytes bounds an admin token file (the server writes 64
 	// hex characters).
 	maxTokenFileBytes = 4 << 10
-	// maxGenesisFileBytes bounds a genesis file: 256 neurons
-	// (local.MaxNeurons) take about 30 KiB of JSON.
-	maxGenesisFileBytes = 1 << 20
+	// maxGenesisFileBytes bounds a genesis file as chain.Open reads it.
+	maxGenesisFileBytes = local.MaxGenesisBytes
 )
 
 // readSmallFile reads the file at path whole if it holds at most max bytes.
