@@ -83,8 +83,12 @@ func TestRequestFrameBound(t *testing.T) {
 
 // TestResponseFrameBound: a response of exactly MaxResponseBytes, eight
 // objects of which seven are exactly MaxObjectBytes, is read as a frame and
-// decoded; one of a byte more is refused by both.
+// decoded; one of a byte more is refused by both. The frame's length takes
+// all 4 varint bytes a prefix may have.
 func TestResponseFrameBound(t *testing.T) {
+	if n := len(binary.AppendUvarint(nil, MaxResponseBytes)); n != 4 {
+		t.Fatalf("a frame of %d bytes has a %d-byte prefix, want the longest allowed, 4", MaxResponseBytes, n)
+	}
 	zeros := make([]byte, MaxObjectBytes+1)
 	response := func(sizes ...int) []byte {
 		objs := make([][]byte, len(sizes))
