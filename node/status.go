@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -101,6 +102,10 @@ func (n *Node) writeStatus() {
 		n.log.Warn("node: status", "err", err)
 		return
 	}
+	if len(data)+1 > MaxStatusBytes {
+		// Written anyway, for other readers; `ledger peers` refuses it.
+		n.log.Warn("node: status file larger than ledger peers reads", "bytes", len(data)+1, "max", MaxStatusBytes)
+	}
 	path := StatusFile(n.cfg.DataDir)
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".status-*.tmp")
 	if err != nil {
@@ -120,17 +125,28 @@ func (n *Node) writeStatus() {
 	}
 }
 
+// MaxStatusBytes bounds a status as `ledger peers` reads it, from the
+// status file or the status endpoint. A status takes about 300 bytes per
+// chain head and 400 per peer (indented JSON, two addresses a peer): 1,024
+// heads, as many as a sync status carries (wire.MaxHeads), and 1,000 peers
+// are 723 KB. An observer that accepts every validator stores as many
+// chains as peers send it, and its operator looks at its status most when
+// that count is surprising: the bound leaves room for some 12,000 chains
+// beside 1,000 peers.
+const MaxStatusBytes = 4 << 20
+
 // ReadStatusFile reads the status file of the node running on dataDir.
 func ReadStatusFile(dataDir string) (Status, error) {
 	var st Status
-	data, err := os.ReadFile(StatusFile(dataDir))
+	f, err := os.Open(StatusFile(dataDir))
 	if errors.Is(err, os.ErrNotExist) {
 		return st, fmt.Errorf("no status file in %s: is a node running on this data directory? (%w)", dataDir, err)
 	}
 	if err != nil {
 		return st, err
 	}
-	if err := json.Unmarshal(data, &st); err != nil {
+	defer f.Close()
+	if st, err = readStatus(f); err != nil {
 		return st, fmt.Errorf("status file %s: %w", StatusFile(dataDir), err)
 	}
 	return st, nil
@@ -151,10 +167,25 @@ func FetchStatus(ctx context.Context, addr string) (Status, error) {
 	if resp.StatusCode != http.StatusOK {
 		return st, fmt.Errorf("status endpoint %s: HTTP %s", addr, resp.Status)
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 16<<20)).Decode(&st); err != nil {
+	if st, err = readStatus(resp.Body); err != nil {
 		return st, fmt.Errorf("status endpoint %s: %w", addr, err)
 	}
 	return st, nil
+}
+
+// readStatus reads one status of at most MaxStatusBytes: a JSON object and
+// nothing after it but white space.
+func readStatus(r io.Reader) (Status, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxStatusBytes+1))
+	if err != nil {
+		return Status{}, err
+	}
+	if len(data) > MaxStatusBytes {
+		return Status{}, fmt.Errorf("more than %d bytes", MaxStatusBytes)
+	}
+	var st Status
+	err = json.Unmarshal(data, &st)
+	return st, err
 }
 
 // serveStatus serves /status and /metrics on a loopback address.

@@ -53,7 +53,7 @@ func readIdentity(path string) ([]byte, error) {
 		return nil, fmt.Errorf("node identity %s has mode %04o: group or others may access it; run chmod 600 %s if it is still secret", path, fi.Mode().Perm(), path)
 	}
 	if fi.Size() > maxIdentityBytes {
-		return nil, fmt.Errorf("node identity %s: %d bytes, not a key", path, fi.Size())
+		return nil, fmt.Errorf("node identity %s: %d bytes, max %d: not a key", path, fi.Size(), maxIdentityBytes)
 	}
 	data := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, data); err != nil {

@@ -1,7 +1,10 @@
 package p2p
 
 import (
+	"bytes"
 	"crypto/rand"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +61,45 @@ func TestIdentityRefusals(t *testing.T) {
 	os.WriteFile(junk, []byte("junk"), 0o600)
 	if _, err := LoadIdentity(junk); err == nil {
 		t.Error("junk identity loaded")
+	}
+}
+
+// TestIdentityFileSizeBound: an identity file of exactly maxIdentityBytes
+// is read and its key loaded; one of a byte more is refused before it is
+// read, naming the bound. The key is padded with a protobuf field libp2p
+// does not know, which its decoder skips.
+func TestIdentityFileSizeBound(t *testing.T) {
+	k, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := crypto.MarshalPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(size int) string {
+		// Field 15, length-delimited, whose 2-byte length covers the rest.
+		pad := size - len(key) - 3
+		data := binary.AppendUvarint(append(bytes.Clone(key), 15<<3|2), uint64(pad))
+		data = append(data, make([]byte, pad)...)
+		if len(data) != size {
+			t.Fatalf("identity file of %d bytes, want %d", len(data), size)
+		}
+		path := filepath.Join(t.TempDir(), "identity.key")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	got, err := LoadIdentity(file(maxIdentityBytes))
+	if err != nil {
+		t.Fatalf("identity file of exactly %d bytes: %v", maxIdentityBytes, err)
+	}
+	if !got.Equals(k) {
+		t.Fatal("the padded identity file loaded another key")
+	}
+	_, err = LoadIdentity(file(maxIdentityBytes + 1))
+	if want := fmt.Sprintf("%d bytes, max %d", maxIdentityBytes+1, maxIdentityBytes); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("identity file of %d bytes: err = %v, want one naming %q", maxIdentityBytes+1, err, want)
 	}
 }
