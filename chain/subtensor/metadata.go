@@ -3,6 +3,7 @@ package subtensor
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -37,14 +38,11 @@ func ParseMetadata(hexMeta string) (Runtime, error) {
 	if err != nil {
 		return Runtime{}, fmt.Errorf("runtime metadata: %w", err)
 	}
-	rt := Runtime{Calls: map[string]CallIndex{}}
-	for _, name := range []string{callSetCommitment, callSetWeights, callCommitWeights, callRevealWeights} {
-		idx, ok := m.callIndex(name)
-		if !ok {
-			return Runtime{}, fmt.Errorf("runtime metadata: no call %s", name)
-		}
-		rt.Calls[name] = idx
+	calls, err := m.callIndices(callSetCommitment, callSetWeights, callCommitWeights, callRevealWeights)
+	if err != nil {
+		return Runtime{}, fmt.Errorf("runtime metadata: %w", err)
 	}
+	rt := Runtime{Calls: calls}
 	empty := emptyTypes{reg: m.types, known: map[uint32]emptiness{}}
 	for _, ext := range m.extrinsic.extensions {
 		enc, ok := extensions[ext.identifier]
@@ -60,25 +58,39 @@ func ParseMetadata(hexMeta string) (Runtime, error) {
 	return rt, nil
 }
 
-// callIndex finds "Pallet.call": the pallet's index and the call's variant
-// index in the pallet's call enum.
-func (m *metadataV14) callIndex(name string) (CallIndex, bool) {
-	pallet, call, _ := strings.Cut(name, ".")
-	for _, p := range m.pallets {
-		if !p.hasCalls || p.name != pallet {
-			continue
+// callIndices finds each "Pallet.call": the pallet's index and the
+// call's variant index in the pallet's call enum, which is decoded once
+// per pallet.
+func (m *metadataV14) callIndices(names ...string) (map[string]CallIndex, error) {
+	enums := map[string]map[string]uint8{}
+	out := map[string]CallIndex{}
+	for _, name := range names {
+		pallet, call, _ := strings.Cut(name, ".")
+		i := slices.IndexFunc(m.pallets, func(p palletV14) bool { return p.name == pallet })
+		if i < 0 || !m.pallets[i].hasCalls {
+			return nil, fmt.Errorf("no pallet %s with calls", pallet)
 		}
-		def, ok := m.types.lookup(p.calls)
-		if !ok || def.kind != defVariant {
-			continue
-		}
-		for _, v := range def.variants {
-			if v.name == call {
-				return CallIndex{Pallet: p.index, Call: v.index}, true
+		enum, ok := enums[pallet]
+		if !ok {
+			def, ok := m.types.lookup(m.pallets[i].calls)
+			if !ok || def.kind != defVariant {
+				return nil, fmt.Errorf("pallet %s: call type %d is not an enum", pallet, m.pallets[i].calls)
 			}
+			enum = map[string]uint8{}
+			for _, v := range def.variants {
+				if _, dup := enum[v.name]; !dup {
+					enum[v.name] = v.index
+				}
+			}
+			enums[pallet] = enum
 		}
+		index, ok := enum[call]
+		if !ok {
+			return nil, fmt.Errorf("no call %s", name)
+		}
+		out[name] = CallIndex{Pallet: m.pallets[i].index, Call: index}
 	}
-	return CallIndex{}, false
+	return out, nil
 }
 
 // maxEmptyDepth bounds the nesting the empty-type check follows: the

@@ -133,6 +133,9 @@ func (w *walker) typeDef(keep bool) typeDef {
 		def.fields = w.fields(keep)
 	case defVariant:
 		n := w.d.Len(maxLen, minVariant, "variants")
+		if keep {
+			def.variants = make([]variantDef, 0, n)
+		}
 		for j := 0; j < n && w.d.Err() == nil; j++ {
 			w.sub("variant", j)
 			name := w.text()
@@ -150,6 +153,9 @@ func (w *walker) typeDef(keep bool) typeDef {
 		w.typeID()
 	case defTuple:
 		n := w.d.Len(maxLen, minTypeID, "tuple")
+		if keep {
+			def.fields = make([]uint32, 0, n)
+		}
 		for j := 0; j < n && w.d.Err() == nil; j++ {
 			if t := w.typeID(); keep {
 				def.fields = append(def.fields, t)
@@ -172,6 +178,9 @@ func (w *walker) typeDef(keep bool) typeDef {
 func (w *walker) fields(keep bool) []uint32 {
 	var types []uint32
 	n := w.d.Len(maxLen, minField, "fields")
+	if keep {
+		types = make([]uint32, 0, n)
+	}
 	for j := 0; j < n && w.d.Err() == nil; j++ {
 		if w.option() {
 			w.text()

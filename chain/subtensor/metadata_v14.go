@@ -108,8 +108,17 @@ func decodeMetadataV14(raw []byte) (*metadataV14, error) {
 	m.types = w.registry(raw)
 	w.item("pallets", -1)
 	n := w.d.Len(maxPallets, minPallet, "pallets")
+	// construct_runtime makes pallet names and indices distinct; the call
+	// indices depend on it.
+	names := make(map[string]bool, n)
+	var indices [256]bool
 	for i := 0; i < n && w.d.Err() == nil; i++ {
-		m.pallets = append(m.pallets, w.pallet(i))
+		p := w.pallet(i)
+		if names[p.name] || indices[p.index] {
+			w.d.Fail("pallet name %q or index %d appears twice", p.name, p.index)
+		}
+		names[p.name], indices[p.index] = true, true
+		m.pallets = append(m.pallets, p)
 	}
 	m.extrinsic = w.extrinsic()
 	w.item("runtime type", -1)

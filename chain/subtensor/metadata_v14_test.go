@@ -119,17 +119,24 @@ func TestDecodeMetadataV14Sample(t *testing.T) {
 	if len(m.types.entries) != 600 || len(m.pallets) != 48 || len(m.extrinsic.extensions) != 8 {
 		t.Fatalf("%d types, %d pallets, %d extensions", len(m.types.entries), len(m.pallets), len(m.extrinsic.extensions))
 	}
-	for _, call := range []string{"Balances.transfer", "System.remark", "Staking.bond", "Whitelist.whitelist_call"} {
+	calls := []string{"Balances.transfer", "System.remark", "Staking.bond", "Whitelist.whitelist_call", "Balances.force_transfer"}
+	got, err := m.callIndices(calls...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range calls {
 		want, err := lib.AsMetadataV14.FindCallIndex(call)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, ok := m.callIndex(call); !ok || got != (CallIndex{Pallet: want.SectionIndex, Call: want.MethodIndex}) {
-			t.Errorf("%s: %+v %v, library %+v", call, got, ok, want)
+		if got[call] != (CallIndex{Pallet: want.SectionIndex, Call: want.MethodIndex}) {
+			t.Errorf("%s: %+v, library %+v", call, got[call], want)
 		}
 	}
-	if _, ok := m.callIndex("Balances.no_such_call"); ok {
-		t.Error("a call that is not there was found")
+	for _, missing := range []string{"Balances.no_such_call", "NoSuchPallet.remark", "TransactionPayment.none"} {
+		if _, err := m.callIndices(missing); err == nil {
+			t.Errorf("%s found", missing)
+		}
 	}
 	// Its extensions carry data except CheckNonZeroSender and CheckWeight,
 	// whose types are PhantomData and ().
@@ -231,6 +238,11 @@ func TestMetadataRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	dupIDs := syntheticMeta(nil, composite(2))
+	callsNotEnum := syntheticMeta(nil)
+	callsNotEnum.AsMetadataV14.Pallets[0].Calls.Type = typeID(2)
+	noRevealWeights := syntheticMeta(nil)
+	calls := &noRevealWeights.AsMetadataV14.Lookup.Types[4].Type.Def.Variant.Variants
+	*calls = (*calls)[:2]
 	cases := []struct {
 		name string
 		hex  string
@@ -252,7 +264,11 @@ func TestMetadataRefused(t *testing.T) {
 		{"text not UTF-8", hexMetadata(metadataBytes(0, 1, "\xff", pad)), "not UTF-8"},
 		{"type id past u32", hexMetadata(metadataBytes(0, 0, uint64(1<<32), 4, 0, 0)), "type id 4294967296 exceeds u32"},
 		{"non-canonical compact", hexMetadata(metadataBytes([]byte{0x01, 0x00})), "shortest form"},
-		{"no calls", hexMetadata(metadataBytes(0, 0, noExtrinsic, 0)), "no call Commitments.set_commitment"},
+		{"no pallets", hexMetadata(metadataBytes(0, 0, noExtrinsic, 0)), "no pallet Commitments with calls"},
+		{"calls not an enum", hexMetadata(encodeMetadata(t, callsNotEnum)), "pallet SubtensorModule: call type 2 is not an enum"},
+		{"no such call", hexMetadata(encodeMetadata(t, noRevealWeights)), "no call SubtensorModule.reveal_weights"},
+		{"a pallet name twice", hexMetadata(metadataBytes(0, 2, palletX, 0, []byte{0, 1}, palletX, 0, []byte{0, 2}, noExtrinsic, 0)), `pallet name "X" or index 2 appears twice`},
+		{"a pallet index twice", hexMetadata(metadataBytes(0, 2, palletX, 0, []byte{0, 1}, "Y", []byte{0, 0, 0}, 0, []byte{0, 1}, noExtrinsic, 0)), `pallet name "Y" or index 1 appears twice`},
 	}
 	for _, c := range cases {
 		_, err := ParseMetadata(c.hex)
