@@ -122,11 +122,16 @@ func (d *Decoder) Finish() error {
 	return d.err
 }
 
+// take consumes n bytes; what names them in the error, "" for [u8; n]
+// (formatted only on failure: decoders call Fixed for every string).
 func (d *Decoder) take(n int, what string) []byte {
 	if d.err != nil {
 		return nil
 	}
 	if n < 0 || n > len(d.b)-d.off {
+		if what == "" {
+			what = fmt.Sprintf("[u8; %d]", n)
+		}
 		d.Fail("%s needs %d bytes, %d left", what, n, len(d.b)-d.off)
 		return nil
 	}
@@ -180,7 +185,7 @@ func (d *Decoder) U64() uint64 {
 
 // Fixed reads n bytes (a copy).
 func (d *Decoder) Fixed(n int) []byte {
-	if s := d.take(n, fmt.Sprintf("[u8; %d]", n)); s != nil {
+	if s := d.take(n, ""); s != nil {
 		return append([]byte(nil), s...)
 	}
 	return nil

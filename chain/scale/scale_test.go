@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -100,6 +101,22 @@ func TestDecoderRejects(t *testing.T) {
 		if err := d.Finish(); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: err = %v, want ErrMalformed", c.name, err)
 		}
+	}
+}
+
+// TestFixedAllocation: Fixed allocates its copy and nothing else (a
+// metadata decoder calls it for every string); its error still names the
+// array.
+func TestFixedAllocation(t *testing.T) {
+	buf := make([]byte, 1<<12)
+	d := NewDecoder(buf)
+	if n := testing.AllocsPerRun(100, func() { d.Fixed(4) }); n != 1 {
+		t.Errorf("Fixed(4) allocates %v times, want 1", n)
+	}
+	d = NewDecoder([]byte{1, 2})
+	d.Fixed(5)
+	if err := d.Err(); err == nil || !strings.Contains(err.Error(), "[u8; 5] needs 5 bytes, 2 left") {
+		t.Errorf("short Fixed: %v", err)
 	}
 }
 

@@ -1,8 +1,10 @@
 // Package subtensor is the chain.Chain of a real Bittensor node: it reads
 // a subnet's metagraph, commitments and weights from the node's storage and
 // writes commitments and weights as signed extrinsics, over the node's
-// websocket JSON-RPC (through go-substrate-rpc-client's client and its
-// metadata decoder). spec/chain.md, "Subtensor", is normative.
+// websocket JSON-RPC (through go-substrate-rpc-client's client). The
+// runtime metadata (v14) is read by this package's own bounded decoder:
+// the library's allocates whatever length the node announces.
+// spec/chain.md, "Subtensor", is normative.
 //
 // The encodings are this package's own and pure: storage keys, call
 // arguments, the signed extensions (Substrate's and the ones subtensor

@@ -1,10 +1,10 @@
 package subtensor
 
 import (
+	"encoding/hex"
 	"fmt"
-
-	"github.com/centrifuge/go-substrate-rpc-client/v4/types"
-	"github.com/centrifuge/go-substrate-rpc-client/v4/types/codec"
+	"slices"
+	"strings"
 )
 
 // Runtime is what signing needs from the node's runtime: call indices and
@@ -22,78 +22,125 @@ type Runtime struct {
 // ParseMetadata reads the runtime metadata (state_getMetadata's hex) and
 // finds the calls this package makes and the signed extensions. It fails on
 // a signed extension it cannot fill in: one it does not know whose types
-// are not empty.
-func ParseMetadata(hexMeta string) (_ Runtime, err error) {
-	var meta types.Metadata
-	if err := decodeMetadata(hexMeta, &meta); err != nil {
+// are not empty. The metadata is decoded by this package (metadata_v14.go),
+// bounded by its length whatever it announces: a broken or hostile node
+// gets an error, not a validator out of memory.
+func ParseMetadata(hexMeta string) (Runtime, error) {
+	s := strings.TrimPrefix(hexMeta, "0x")
+	if len(s) > 2*maxMetadata {
+		return Runtime{}, fmt.Errorf("runtime metadata: %d hex digits, at most %d allowed", len(s), 2*maxMetadata)
+	}
+	raw, err := hex.DecodeString(s)
+	if err != nil {
 		return Runtime{}, fmt.Errorf("runtime metadata: %w", err)
 	}
-	if meta.Version != 14 {
-		return Runtime{}, fmt.Errorf("runtime metadata version %d, this client reads 14", meta.Version)
+	m, err := decodeMetadataV14(raw)
+	if err != nil {
+		return Runtime{}, fmt.Errorf("runtime metadata: %w", err)
 	}
-	m := &meta.AsMetadataV14
-	rt := Runtime{Calls: map[string]CallIndex{}}
-	for _, name := range []string{callSetCommitment, callSetWeights, callCommitWeights, callRevealWeights} {
-		idx, err := m.FindCallIndex(name)
-		if err != nil {
-			return Runtime{}, fmt.Errorf("runtime metadata: %s: %w", name, err)
-		}
-		rt.Calls[name] = CallIndex{Pallet: idx.SectionIndex, Call: idx.MethodIndex}
+	calls, err := m.callIndices(callSetCommitment, callSetWeights, callCommitWeights, callRevealWeights)
+	if err != nil {
+		return Runtime{}, fmt.Errorf("runtime metadata: %w", err)
 	}
-	lookup := map[int64]types.Si1Type{}
-	for _, t := range m.Lookup.Types {
-		lookup[t.ID.Int64()] = t.Type
-	}
-	for _, ext := range m.Extrinsic.SignedExtensions {
-		name := string(ext.Identifier)
-		enc, ok := extensions[name]
+	rt := Runtime{Calls: calls}
+	empty := emptyTypes{reg: m.types, known: map[uint32]emptiness{}}
+	for _, ext := range m.extrinsic.extensions {
+		enc, ok := extensions[ext.identifier]
 		if !ok {
-			if !emptyType(lookup, ext.Type.Int64(), 0) || !emptyType(lookup, ext.AdditionalSigned.Int64(), 0) {
-				return Runtime{}, fmt.Errorf("runtime has signed extension %q, which carries data this client does not know how to fill in", name)
+			if !empty.is(ext.typ, 0) || !empty.is(ext.additional, 0) {
+				return Runtime{}, fmt.Errorf("runtime has signed extension %q, which carries data this client does not know how to fill in", ext.identifier)
 			}
 			enc = extension{none, none}
 		}
-		rt.Extensions = append(rt.Extensions, name)
+		rt.Extensions = append(rt.Extensions, ext.identifier)
 		rt.exts = append(rt.exts, enc)
 	}
 	return rt, nil
 }
 
-// emptyType reports whether a type encodes to no bytes: a composite or
-// tuple of empty types (PhantomData, ()).
-func emptyType(lookup map[int64]types.Si1Type, id int64, depth int) bool {
-	t, ok := lookup[id]
-	if !ok || depth > 16 {
-		return false
-	}
-	switch {
-	case t.Def.IsComposite:
-		for _, f := range t.Def.Composite.Fields {
-			if !emptyType(lookup, f.Type.Int64(), depth+1) {
-				return false
-			}
+// callIndices finds each "Pallet.call": the pallet's index and the
+// call's variant index in the pallet's call enum, which is decoded once
+// per pallet.
+func (m *metadataV14) callIndices(names ...string) (map[string]CallIndex, error) {
+	enums := map[string]map[string]uint8{}
+	out := map[string]CallIndex{}
+	for _, name := range names {
+		pallet, call, _ := strings.Cut(name, ".")
+		i := slices.IndexFunc(m.pallets, func(p palletV14) bool { return p.name == pallet })
+		if i < 0 || !m.pallets[i].hasCalls {
+			return nil, fmt.Errorf("no pallet %s with calls", pallet)
 		}
-		return true
-	case t.Def.IsTuple:
-		for _, f := range t.Def.Tuple {
-			if !emptyType(lookup, f.Int64(), depth+1) {
-				return false
+		enum, ok := enums[pallet]
+		if !ok {
+			def, ok := m.types.lookup(m.pallets[i].calls)
+			if !ok || def.kind != defVariant {
+				return nil, fmt.Errorf("pallet %s: call type %d is not an enum", pallet, m.pallets[i].calls)
 			}
+			enum = map[string]uint8{}
+			for _, v := range def.variants {
+				if _, dup := enum[v.name]; !dup {
+					enum[v.name] = v.index
+				}
+			}
+			enums[pallet] = enum
 		}
-		return true
+		index, ok := enum[call]
+		if !ok {
+			return nil, fmt.Errorf("no call %s", name)
+		}
+		out[name] = CallIndex{Pallet: m.pallets[i].index, Call: index}
 	}
-	return false
+	return out, nil
 }
 
-// decodeMetadata decodes with the SCALE library, which dereferences nil on
-// some malformed input: that is an error here, not a crash. (It also
-// allocates whatever length a vector announces, so metadata is only read
-// from the node the validator was configured with; spec/limits.md.)
-func decodeMetadata(hexMeta string, meta *types.Metadata) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed SCALE: %v", r)
+// maxEmptyDepth bounds the nesting the empty-type check follows: the
+// empty types signed extensions use (PhantomData, ()) are one level deep.
+const maxEmptyDepth = 16
+
+type emptiness uint8
+
+const (
+	checking emptiness = iota + 1
+	isEmpty
+	notEmpty
+)
+
+// emptyTypes decides whether types encode to no bytes: a composite or
+// tuple of empty types. Each type is decided once, so a registry of many
+// types nested in each other costs its size, not the number of paths
+// through it.
+type emptyTypes struct {
+	reg   typeRegistry
+	known map[uint32]emptiness
+}
+
+// is reports whether type id is empty. A type that contains itself, one
+// nested deeper than maxEmptyDepth and an unknown id are not: any of these
+// makes the whole check false, so a memoized answer never depends on the
+// depth it was reached at.
+func (e *emptyTypes) is(id uint32, depth int) bool {
+	switch e.known[id] {
+	case isEmpty:
+		return true
+	case checking, notEmpty:
+		return false
+	}
+	if depth > maxEmptyDepth {
+		return false
+	}
+	e.known[id] = checking
+	def, ok := e.reg.lookup(id)
+	empty := ok && (def.kind == defComposite || def.kind == defTuple)
+	for _, f := range def.fields {
+		if !empty {
+			break
 		}
-	}()
-	return codec.DecodeFromHex(hexMeta, meta)
+		empty = e.is(f, depth+1)
+	}
+	if empty {
+		e.known[id] = isEmpty
+	} else {
+		e.known[id] = notEmpty
+	}
+	return empty
 }
