@@ -7,6 +7,7 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/internal/textcut"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -72,15 +73,5 @@ func judge(s *ledger.Store, b ledger.StoredBlock, c cid.Cid) (vtrust.Verdict, st
 // reason bounds an error's text to what an outcome may carry.
 func reason(what string, err error) string {
 	r := what + ": " + err.Error()
-	if len(r) > vtrust.MaxReasonBytes {
-		r = r[:vtrust.MaxReasonBytes]
-		// do not cut a UTF-8 sequence in half
-		for len(r) > 0 && r[len(r)-1]&0xC0 == 0x80 {
-			r = r[:len(r)-1]
-		}
-		if len(r) > 0 && r[len(r)-1] >= 0xC0 {
-			r = r[:len(r)-1]
-		}
-	}
-	return r
+	return textcut.Prefix(r, vtrust.MaxReasonBytes)
 }

@@ -58,7 +58,7 @@ func newTranscript(validator keys.PublicKey, m record.Miner, d record.DuelID, se
 		Conversation: rec.Messages,
 		TurnRewards:  make([]int64, len(rec.Rewards)),
 		Reward:       int64(rec.Reward),
-		Reason:       rec.Reason,
+		Reason:       record.RecordedReason(rec.Reason),
 		Error:        clipText(rec.Error, record.MaxTextField),
 		StartedMS:    max(started.UnixMilli(), 0),
 	}

