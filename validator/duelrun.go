@@ -79,8 +79,9 @@ func (v *Validator) newSide(m chain.Contender) sideRun {
 
 // newRun sets a duel up: resumed from the ledger if the unfinished duel is
 // between the same two models, else fresh at a new anchor. frontier is
-// the history's, nil to start a reign.
-func (v *Validator) newRun(ctx context.Context, champion, contender chain.Contender, frontier *duel.Frontier) (*run, error) {
+// the history's, nil to start a reign; with resumeOnly the duel must
+// resume (frontierFor).
+func (v *Validator) newRun(ctx context.Context, champion, contender chain.Contender, frontier *duel.Frontier, resumeOnly bool) (*run, error) {
 	r := &run{v: v, champ: v.newSide(champion), cont: v.newSide(contender)}
 	for i, f := range v.cfg.Envs {
 		s := f.Spec()
@@ -109,6 +110,9 @@ func (v *Validator) newRun(ctx context.Context, champion, contender chain.Conten
 		} else {
 			r.abandoned(p, "the duel to run now is between other models")
 		}
+	}
+	if r.resumed == 0 && resumeOnly {
+		return nil, fmt.Errorf("duel against %s: %w: the unfinished duel of a new reign could not be resumed and the champion's model is committed again", champion.Hotkey.Short(), ErrNotChampion)
 	}
 	if r.resumed == 0 {
 		for _, e := range r.envs {

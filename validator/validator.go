@@ -144,7 +144,14 @@ func (v *Validator) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if !errors.Is(err, errChain) {
+			// The chain moved between the queue read and the duel: the
+			// pair is no longer a duel (the champion in force came back,
+			// a side became a copy). An unfinished duel refused so is
+			// abandoned, or every restart would pick it again and stop.
+			switch {
+			case errors.Is(err, ErrNotChampion) || errors.Is(err, ErrCopy):
+				v.abandonPending(champion, contender)
+			case !errors.Is(err, errChain):
 				return err
 			}
 			if err := sleep(ctx, v.cfg.Poll); err != nil {
@@ -169,6 +176,15 @@ func (v *Validator) next(q []chain.Contender) (champion, contender chain.Contend
 	return nextPair(q, v.hist)
 }
 
+// abandonPending drops the unfinished duel if it is the pair given.
+func (v *Validator) abandonPending(champion, contender chain.Contender) {
+	v.stateMu.Lock()
+	defer v.stateMu.Unlock()
+	if p := v.pending; p != nil && sameSide(p.champion, Side(champion)) && sameSide(p.contender, Side(contender)) {
+		v.pending = nil
+	}
+}
+
 // RunDuel duels contender against champion and returns the duel's result
 // once it is durable in the ledger. champion must be the champion in force
 // (or, when the ledger has none or its champion no longer has its model
@@ -185,11 +201,11 @@ func (v *Validator) RunDuel(ctx context.Context, champion, contender chain.Conte
 	if why := isCopy(champion, contender); why != "" {
 		return duel.Result{}, fmt.Errorf("duel %s against %s: %w: %s", contender.Hotkey.Short(), champion.Hotkey.Short(), ErrCopy, why)
 	}
-	frontier, err := v.frontierFor(ctx, champion)
+	frontier, resumeOnly, err := v.frontierFor(ctx, champion, contender)
 	if err != nil {
 		return duel.Result{}, err
 	}
-	r, err := v.newRun(ctx, champion, contender, frontier)
+	r, err := v.newRun(ctx, champion, contender, frontier, resumeOnly)
 	if err != nil {
 		return duel.Result{}, err
 	}
@@ -198,22 +214,29 @@ func (v *Validator) RunDuel(ctx context.Context, champion, contender chain.Conte
 
 // frontierFor returns the frontier a duel of champion runs under: the
 // history's if champion is its champion, a new reign if the history has
-// none or its champion's model is no longer committed.
-func (v *Validator) frontierFor(ctx context.Context, champion chain.Contender) (*duel.Frontier, error) {
+// none or its champion's model is no longer committed. The unfinished duel
+// of a new reign resumes as it started, even if the history's champion
+// has committed its model again since: its outcome must not depend on
+// when the validator stopped (spec/validator.md, "Resuming"); resumeOnly
+// then says that the pair may only resume, not start afresh.
+func (v *Validator) frontierFor(ctx context.Context, champion, contender chain.Contender) (_ *duel.Frontier, resumeOnly bool, _ error) {
 	v.stateMu.Lock()
-	f := v.hist.Frontier
+	f, p := v.hist.Frontier, v.pending
 	v.stateMu.Unlock()
 	if f == nil || sameSide(f.Champion, Side(champion)) {
-		return f, nil
+		return f, false, nil
 	}
 	q, err := Queue(ctx, v.cfg.Chain)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errChain, err)
+		return nil, false, fmt.Errorf("%w: %w", errChain, err)
 	}
 	if _, still := find(q, f.Champion); still {
-		return nil, fmt.Errorf("duel against %s: %w: the champion is %s", champion.Hotkey.Short(), ErrNotChampion, f.Champion.Hotkey.Short())
+		if p != nil && sameSide(p.champion, Side(champion)) && sameSide(p.contender, Side(contender)) {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("duel against %s: %w: the champion is %s", champion.Hotkey.Short(), ErrNotChampion, f.Champion.Hotkey.Short())
 	}
-	return nil, nil
+	return nil, false, nil
 }
 
 // anchor waits for a chain head after the last duel's start and returns
