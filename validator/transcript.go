@@ -66,12 +66,15 @@ func newTranscript(validator keys.PublicKey, m record.Miner, d record.DuelID, se
 	for i, r := range rec.Rewards {
 		t.TurnRewards[i] = int64(r)
 	}
-	var latency, attempts, prompt, completion int64
+	var latency, attempts int64
+	var prompt, completion uint64
 	for _, c := range rec.Calls {
 		latency += max(c.LatencyMS, 0)
 		attempts += max(c.Attempts, 0)
-		prompt += max(c.PromptTokens, 0)
-		completion += max(c.CompletionTokens, 0)
+		// The counts are the miner's word, up to 2^63-1 each: the sum
+		// stops at the largest count rather than wrap.
+		prompt = addCapped(prompt, c.PromptTokens)
+		completion = addCapped(completion, c.CompletionTokens)
 	}
 	t.LatencyMS = uint64(latency)
 	t.Attempts = uint32(min(attempts, math.MaxUint32))
@@ -81,9 +84,20 @@ func newTranscript(validator keys.PublicKey, m record.Miner, d record.DuelID, se
 	// The client cannot tell a usage of zero tokens from none reported;
 	// a reply that counted nothing is recorded as reporting none.
 	if prompt > 0 || completion > 0 {
-		t.Usage = &record.Usage{PromptTokens: uint64(prompt), CompletionTokens: uint64(completion)}
+		t.Usage = &record.Usage{PromptTokens: prompt, CompletionTokens: completion}
 	}
 	return t
+}
+
+// addCapped adds a non-negative n to sum, stopping at the largest uint64.
+func addCapped(sum uint64, n int64) uint64 {
+	if n <= 0 {
+		return sum
+	}
+	if s := sum + uint64(n); s >= sum {
+		return s
+	}
+	return math.MaxUint64
 }
 
 // clipText returns s as valid UTF-8 of at most n bytes, cut at a rune.

@@ -17,11 +17,10 @@ import (
 )
 
 // A miner reports usage of its own choosing; inference accepts any count
-// that fits an int64. newTranscript sums the calls' counts in int64, so
-// two calls of 2^63-1 prompt tokens wrap to -2 and the transcript records
-// usage null ("no call reported any", spec/validator.md), and three wrap to
-// 2^63-3, less than a single call reported. The sum should saturate (or
-// the counts be bounded), never wrap.
+// that fits an int64. Summed in int64, two calls of 2^63-1 prompt tokens
+// wrapped to -2 and the transcript recorded usage null ("no call reported
+// any", spec/validator.md), and three to 2^63-3, less than a single call
+// reported. The sum stops at 2^64-1 instead.
 func TestUsageSumDoesNotWrap(t *testing.T) {
 	t.Parallel()
 	var ttt registry.Reference
@@ -69,7 +68,7 @@ func TestUsageSumDoesNotWrap(t *testing.T) {
 		}
 		now := time.Now()
 		tr := newTranscript(v, m, record.DuelID{5}, seed, rec, now, now)
-		if tr.Usage == nil || tr.Usage.PromptTokens < math.MaxInt64 {
+		if tr.Usage == nil || tr.Usage.PromptTokens != math.MaxUint64 {
 			t.Fatalf("%d calls each reporting %d prompt tokens: transcript usage %+v", len(rec.Calls), int64(math.MaxInt64), tr.Usage)
 		}
 	}
