@@ -37,6 +37,12 @@ var (
 	// height. The evidence is stored (ForkProofs); returned as
 	// *EquivocationError.
 	ErrEquivocation = errors.New("validator equivocated")
+	// ErrLocalChain: a peer's block of a chain this store's appender
+	// writes. It is not an invalid block: the key signed it on another
+	// machine, or this store lost blocks the network holds (appending
+	// would then equivocate). The network layer must not blame the peer
+	// that sent it.
+	ErrLocalChain = errors.New("this node writes that chain")
 	// ErrNotFound: no such block, transcript, object or leaf.
 	ErrNotFound = errors.New("not found")
 	// ErrCorrupt: stored data disagrees with itself (a head pointer that

@@ -87,7 +87,7 @@ func (s *Store) putLocked(blk *record.Block, block []byte, c cid.Cid, ref record
 		return PutResult{}, nil, &MissingParentError{Validator: blk.Validator, Height: blk.Height}
 	}
 	if _, mine := s.local[blk.Validator]; mine {
-		return PutResult{}, nil, refused(blk, c, ErrBadParent, "this node writes the chain of %s; a block it did not make cannot extend it", blk.Validator)
+		return PutResult{}, nil, fmt.Errorf("put %s: %w: a block it did not make cannot extend it", ref, ErrLocalChain)
 	}
 	if !ch.empty {
 		if blk.Height > ch.head.Height+1 {

@@ -312,7 +312,7 @@ func TestLocalChainEquivocationIsRecorded(t *testing.T) {
 	}
 	p = &peerChain{t: t, key: k, next: 600, head: head.Block, cid: head.CID, leaves: leaves}
 	next := p.build(1, nil)
-	if _, err := s.Put(next.raw, next.objs); !errors.Is(err, ledger.ErrBadParent) || !strings.Contains(err.Error(), "this node writes") {
+	if _, err := s.Put(next.raw, next.objs); !errors.Is(err, ledger.ErrLocalChain) || errors.Is(err, ledger.ErrInvalidBlock) {
 		t.Fatalf("foreign extension of the local chain: %v", err)
 	}
 	// Once the appender is closed, the same block is an ordinary next block.

@@ -15,13 +15,11 @@ import (
 )
 
 // TestKnownForkIsNotRefetched: a validator equivocated and keeps two
-// chains; node 0 holds the shorter, node 1 the longer. Once node 0 holds
-// the fork proof, every later status exchange still shows node 1's head of
-// the validator above node 0's, so node 0 backfills again: it downloads
-// node 1's blocks past its head (up to 512 blocks and 8 MiB of objects a
-// request), meets the known fork again, drops them and starts over at the
-// next exchange, forever. The downloads never make progress; they should
-// stop once the fork is known.
+// chains; node 0 holds the shorter, node 1 the longer. Every status
+// exchange shows node 1's head of the validator above node 0's. Node 0
+// backfilled again at each one (up to 512 blocks and 8 MiB of objects a
+// request), met the known fork again and dropped it, forever; now it does
+// not ask node 1 for that chain again once it found the fork there.
 func TestKnownForkIsNotRefetched(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -15,11 +15,10 @@ import (
 // TestRelayedForkProofIsServed: a validator signs three blocks X, Y, Z at
 // one height. Node 0 stores X and receives the fork proof (Y, Z) by gossip:
 // it accepts it, and records the evidence by putting Y and Z, which stores
-// the proofs (X, Y) and (X, Z), not (Y, Z). Node 0 then offers (Y, Z) in its
-// status all the same. Node 1, starting later, asks node 0 for the proofs it
-// offers; node 0 cannot serve (Y, Z), and node 1 bans an honest peer for
-// "not serving an object it must hold" (spec/p2p.md#misbehavior lists
-// nothing of the kind for a status's fork proofs).
+// the proofs (X, Y) and (X, Z), not (Y, Z). Node 0 offers in its status
+// only what its store holds: when it offered (Y, Z) too, node 1, starting
+// later, asked for it, got nothing, and banned an honest peer for "not
+// serving an object it must hold".
 func TestRelayedForkProofIsServed(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

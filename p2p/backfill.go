@@ -25,6 +25,10 @@ const maxBackfills = 4
 // the peer did nothing wrong.
 var errFork = errors.New("peer holds another fork of the chain")
 
+// errLocalChain stops a backfill of the chain this node writes: the peer
+// holds blocks of it that the store does not (ledger.ErrLocalChain).
+var errLocalChain = errors.New("peer holds blocks of the chain this node writes beyond its store")
+
 // syncer backfills chains: one worker per validator, pulling from whichever
 // connected peer claims the most of that chain beyond our head.
 type syncer struct {
@@ -82,10 +86,12 @@ func (s *syncer) work(v keys.PublicKey) {
 			from = have + 1
 		}
 		if err := s.pull(p, v, from, claimed); err != nil {
-			n.peers.drop(p, v)
-			if !errors.Is(err, errFork) {
-				n.failed(p, fmt.Errorf("backfill %s from height %d: %w", v.Short(), from, err))
+			if errors.Is(err, errFork) || errors.Is(err, errLocalChain) {
+				n.peers.forked(p, v)
+				continue
 			}
+			n.peers.drop(p, v)
+			n.failed(p, fmt.Errorf("backfill %s from height %d: %w", v.Short(), from, err))
 		}
 	}
 }
@@ -170,6 +176,9 @@ func (s *syncer) put(p peer.ID, f fetched) error {
 	case errors.As(err, &eq):
 		n.equivocation(eq)
 		return errFork
+	case errors.Is(err, ledger.ErrLocalChain):
+		n.localChainAhead(p, f.blk)
+		return errLocalChain
 	case errors.Is(err, ledger.ErrBadParent) && n.forksBelow(f.blk):
 		if err := s.fork(p, f.blk.Validator, f.blk.Height-1); err != nil {
 			return err

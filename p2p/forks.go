@@ -22,9 +22,15 @@ import (
 // received proof is recorded by putting both of its blocks: at a height the
 // store has, one of them conflicts with the stored block.
 type proofs struct {
-	n       *Network
-	mu      sync.Mutex
-	seen    map[cid.Cid]bool
+	n  *Network
+	mu sync.Mutex
+	// seen are the proofs received or held: not fetched again.
+	seen map[cid.Cid]bool
+	// held are the proofs in the store, offered in the status in order.
+	// A received proof is not always one of them: a validator that signed
+	// three blocks X, Y, Z at a height gives proofs (X, Y) and (X, Z) to
+	// a store holding X, and never (Y, Z), whoever relayed that.
+	held    map[cid.Cid]bool
 	order   []cid.Cid
 	pending map[keys.PublicKey]map[cid.Cid]*record.ForkProof
 	// npending counts the proofs in pending, at most MaxPendingForkProofs.
@@ -32,7 +38,7 @@ type proofs struct {
 }
 
 func newProofs(n *Network) *proofs {
-	return &proofs{n: n, seen: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*record.ForkProof{}}
+	return &proofs{n: n, seen: map[cid.Cid]bool{}, held: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*record.ForkProof{}}
 }
 
 // load learns the proofs already stored.
@@ -46,14 +52,23 @@ func (ps *proofs) load() error {
 	return nil
 }
 
-// known marks proof c as held.
+// known marks proof c as held: the store has it.
 func (ps *proofs) known(c cid.Cid) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if !ps.seen[c] {
-		ps.seen[c] = true
+	ps.seen[c] = true
+	if !ps.held[c] {
+		ps.held[c] = true
 		ps.order = append(ps.order, c)
 	}
+}
+
+// see marks proof c as received, so that no peer's status makes the node
+// fetch it again.
+func (ps *proofs) see(c cid.Cid) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.seen[c] = true
 }
 
 // list returns up to max held proofs, oldest first.
@@ -99,13 +114,16 @@ func (ps *proofs) record(p *record.ForkProof, backfill bool) {
 			ps.pending[p.Validator][c] = p
 			ps.npending++
 		}
+		ps.seen[c] = true
 		ps.mu.Unlock()
 		if backfill {
 			n.sync.kick(p.Validator)
 		}
 		return
 	}
-	ps.known(c)
+	// What the store records is offered (equivocation marks it held);
+	// the proof received is only seen.
+	ps.see(c)
 	for _, raw := range [2][]byte{p.A, p.B} {
 		_, err := n.store.Put(raw, nil)
 		var eq *ledger.EquivocationError
@@ -147,6 +165,7 @@ func (ps *proofs) fetch(p peer.ID, want []cid.Cid) {
 			return
 		}
 		if !n.cfg.Validators.Contains(proof.Validator) {
+			ps.see(c)
 			continue
 		}
 		ps.record(proof, true)

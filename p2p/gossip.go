@@ -147,6 +147,9 @@ func (n *Network) afterPut(from peer.ID, blk *record.Block, res ledger.PutResult
 	case errors.As(err, &eq):
 		n.equivocation(eq)
 		return pubsub.ValidationIgnore
+	case errors.Is(err, ledger.ErrLocalChain):
+		n.localChainAhead(from, blk)
+		return pubsub.ValidationIgnore
 	case errors.Is(err, ledger.ErrMissingParent):
 		n.sync.kick(blk.Validator)
 		return pubsub.ValidationIgnore
@@ -162,6 +165,15 @@ func (n *Network) afterPut(from peer.ID, blk *record.Block, res ledger.PutResult
 		n.log.Warn("p2p: store a gossiped block", "validator", blk.Validator, "height", blk.Height, "err", err)
 		return pubsub.ValidationIgnore
 	}
+}
+
+// localChainAhead reports a block of the chain this node writes that its
+// appender did not make: not the peer's fault, but the operator's to fix
+// before the appender signs a height the network already holds.
+func (n *Network) localChainAhead(from peer.ID, blk *record.Block) {
+	n.metrics.localChainAhead()
+	n.log.Error("p2p: a peer holds a block of the chain this node writes that this store lacks: was the store lost, or does another machine sign with this hotkey? Appending now equivocates",
+		"peer", from, "validator", blk.Validator, "height", blk.Height)
 }
 
 // forksBelow reports whether blk's parent link differs from the stored

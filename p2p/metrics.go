@@ -14,10 +14,11 @@ type metrics struct {
 	served        *prometheus.CounterVec
 	published     prometheus.Counter
 	bans          prometheus.Counter
+	localAhead    prometheus.Counter
 	peers         prometheus.Gauge
 
 	// The same counts, readable without a registry (Stats).
-	accepted, rejected, ignored, fromGossip, fromSync, nBans, nPublished atomic.Int64
+	accepted, rejected, ignored, fromGossip, fromSync, nBans, nPublished, nLocalAhead atomic.Int64
 }
 
 // Stats are counts since Start.
@@ -27,6 +28,9 @@ type Stats struct {
 	// Peers' blocks stored, by how they arrived.
 	StoredFromGossip, StoredFromSync int64
 	Bans, Published                  int64
+	// LocalChainAhead counts peers' blocks of the chain this node writes
+	// that its store lacks (Network.localChainAhead): an operator's alarm.
+	LocalChainAhead int64
 }
 
 // Stats returns the network's counts since Start.
@@ -36,6 +40,7 @@ func (n *Network) Stats() Stats {
 		Accepted: m.accepted.Load(), Rejected: m.rejected.Load(), Ignored: m.ignored.Load(),
 		StoredFromGossip: m.fromGossip.Load(), StoredFromSync: m.fromSync.Load(),
 		Bans: m.nBans.Load(), Published: m.nPublished.Load(),
+		LocalChainAhead: m.nLocalAhead.Load(),
 	}
 }
 
@@ -51,6 +56,11 @@ func (m *metrics) stored(source string) {
 func (m *metrics) banned() {
 	m.bans.Inc()
 	m.nBans.Add(1)
+}
+
+func (m *metrics) localChainAhead() {
+	m.localAhead.Inc()
+	m.nLocalAhead.Add(1)
 }
 
 func (m *metrics) publishedBlock() {
@@ -75,12 +85,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		bans: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ledger_p2p_peer_bans_total", Help: "Peers banned for sending invalid data.",
 		}),
+		localAhead: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "ledger_p2p_local_chain_ahead_total", Help: "Peers' blocks of the chain this node writes that its store lacks: the store was lost, or another machine signs with this hotkey.",
+		}),
 		peers: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "ledger_p2p_connected_peers", Help: "Connected peers.",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.gossipResults, m.storedBlocks, m.served, m.published, m.bans, m.peers)
+		reg.MustRegister(m.gossipResults, m.storedBlocks, m.served, m.published, m.bans, m.localAhead, m.peers)
 	}
 	return m
 }

@@ -26,6 +26,10 @@ type peerState struct {
 	binding  *wire.Binding
 	claims   map[keys.PublicKey]claim
 	statusAt time.Time
+	// otherFork are the validators whose chain, as the peer holds it,
+	// forks from ours: a store never changes the fork it holds, so its
+	// claims on them are ignored rather than backfilled again and again.
+	otherFork map[keys.PublicKey]bool
 }
 
 type claim struct {
@@ -38,7 +42,7 @@ func newPeerTable() *peerTable { return &peerTable{m: map[peer.ID]*peerState{}} 
 func (t *peerTable) get(p peer.ID) *peerState {
 	s, ok := t.m[p]
 	if !ok {
-		s = &peerState{claims: map[keys.PublicKey]claim{}}
+		s = &peerState{claims: map[keys.PublicKey]claim{}, otherFork: map[keys.PublicKey]bool{}}
 		t.m[p] = s
 	}
 	return s
@@ -58,6 +62,7 @@ func (t *peerTable) claim(p peer.ID, h wire.Head, firm bool) {
 func (s *peerState) raise(h wire.Head, firm bool) {
 	cur, ok := s.claims[h.Validator]
 	switch {
+	case s.otherFork[h.Validator]:
 	case !ok && len(s.claims) >= MaxClaimsPerPeer:
 	case !ok || h.Height > cur.height:
 		s.claims[h.Validator] = claim{h.Height, firm}
@@ -85,6 +90,19 @@ func (t *peerTable) forget(p peer.ID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.m, p)
+}
+
+// forked records that p holds another fork of v's chain than ours, within
+// MaxClaimsPerPeer validators, and forgets its claim on it.
+func (t *peerTable) forked(p peer.ID, v keys.PublicKey) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s, ok := t.m[p]; ok {
+		delete(s.claims, v)
+		if len(s.otherFork) < MaxClaimsPerPeer {
+			s.otherFork[v] = true
+		}
+	}
 }
 
 // drop forgets p's claim on v's chain (it failed to serve it).
