@@ -69,6 +69,7 @@ func (n *Network) statusLoop() {
 		case <-n.ctx.Done():
 			return
 		case <-t.C:
+			n.peers.sweep(func(p peer.ID) bool { return n.host.Network().Connectedness(p) == network.Connected })
 			for _, p := range n.host.Network().Peers() {
 				n.goDo(func() { n.exchangeStatus(p) })
 			}

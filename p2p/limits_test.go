@@ -191,6 +191,27 @@ func TestClaimsAreBounded(t *testing.T) {
 	}
 }
 
+// TestPeerTableForgetsDisconnectedPeers: claims recorded after a peer's
+// disconnect (a message still being handled) go at the next sweep, and
+// a peer on another fork stays ignored only while it is remembered.
+func TestPeerTableForgetsDisconnectedPeers(t *testing.T) {
+	tbl := newPeerTable()
+	v, _ := keys.FromURI("//Alice")
+	head := wire.Head{Validator: v.Public(), Height: 3}
+	for _, p := range []peer.ID{"gone-1", "gone-2", "here"} {
+		tbl.claim(p, head, true)
+	}
+	tbl.forked("here", v.Public())
+	tbl.claim("here", head, true)
+	if _, ok := tbl.m["here"].claims[v.Public()]; ok {
+		t.Fatal("a claim on a chain the peer holds another fork of was recorded")
+	}
+	tbl.sweep(func(p peer.ID) bool { return p == "here" })
+	if len(tbl.m) != 1 || tbl.m["here"] == nil || !tbl.m["here"].otherFork[v.Public()] {
+		t.Fatalf("after the sweep: %v", tbl.m)
+	}
+}
+
 func TestPendingForkProofsAreBounded(t *testing.T) {
 	s, err := ledger.Open(t.TempDir())
 	if err != nil {

@@ -86,6 +86,20 @@ func (t *peerTable) setStatus(p peer.ID, st *wire.Status, inSet func(keys.Public
 	}
 }
 
+// sweep forgets every peer that is not connected. A claim can be recorded
+// just after its peer disconnected (a status or a gossip message still
+// being handled when forget ran); without this, peers that come and go
+// under fresh IDs would grow the table for ever.
+func (t *peerTable) sweep(connected func(peer.ID) bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for p := range t.m {
+		if !connected(p) {
+			delete(t.m, p)
+		}
+	}
+}
+
 func (t *peerTable) forget(p peer.ID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
