@@ -30,6 +30,11 @@ func (e *RemoteError) Error() string {
 // response. A response that breaks the spec is misbehavior; an error
 // response is a *RemoteError.
 func (n *Network) request(ctx context.Context, p peer.ID, req *wire.Request) (*wire.Response, error) {
+	release, err := n.out.acquire(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("sync with %s: %w", p, err)
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
 	data, err := codec.Marshal(req)

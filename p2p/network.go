@@ -124,6 +124,7 @@ type Network struct {
 	peers   *peerTable
 	sync    *syncer
 	serving *servingLimits
+	out     *outgoing
 	seq     *sequencer
 	proofs  *proofs
 	scores  *scoreBoard
@@ -149,6 +150,7 @@ func Start(store *ledger.Store, cfg Config) (*Network, error) {
 	n.metrics = newMetrics(cfg.Metrics)
 	n.peers = newPeerTable()
 	n.serving = newServingLimits(cfg.RequestRate, cfg.RequestBurst)
+	n.out = newOutgoing()
 	n.sync = newSyncer(n)
 	n.proofs = newProofs(n)
 	n.pub = newPublisher(n)

@@ -32,9 +32,9 @@ func (n *Network) serve(s network.Stream) {
 	}
 	stop := context.AfterFunc(n.ctx, func() { s.Reset() })
 	defer stop()
-	release, ok := n.serving.open(p)
+	release, ok, own := n.serving.open(p)
 	if !ok {
-		n.refuse(s, p)
+		n.refuse(s, p, own)
 		return
 	}
 	defer release()
@@ -93,13 +93,14 @@ func (n *Network) serve(s network.Stream) {
 	}
 }
 
-// refuse answers a stream over p's slots with error 3. It first reads and
+// refuse answers a stream over the slots with error 3. It first reads and
 // discards what p sends (for at most RefuseTimeout), so that an honest
 // requester, which writes its whole request before reading, gets the
-// answer and retries. A peer that keeps opening streams past MaxRefusals
-// is banned.
-func (n *Network) refuse(s network.Stream, p peer.ID) {
-	if n.serving.refuse(p) {
+// answer and retries. A peer that keeps opening streams over its own
+// slots (own) past MaxRefusals is banned; one refused because other
+// peers hold the node's slots is not to blame.
+func (n *Network) refuse(s network.Stream, p peer.ID, own bool) {
+	if own && n.serving.refuse(p) {
 		s.Reset()
 		n.punish(p, fmt.Errorf("sync: goes on opening streams after %d refusals", MaxRefusals))
 		return

@@ -18,30 +18,31 @@ func TestServingLimits(t *testing.T) {
 		l := newServingLimits(1, 1)
 		var releases []func()
 		for i := range MaxStreamsPerPeer {
-			release, ok := l.open(p)
+			release, ok, _ := l.open(p)
 			if !ok {
 				t.Fatalf("stream %d refused", i)
 			}
 			releases = append(releases, release)
 		}
-		if _, ok := l.open(p); ok {
-			t.Fatalf("stream %d of one peer admitted", MaxStreamsPerPeer+1)
+		if _, ok, own := l.open(p); ok || !own {
+			t.Fatalf("stream %d of one peer: admitted %v, its own excess %v", MaxStreamsPerPeer+1, ok, own)
 		}
-		if _, ok := l.open(q); !ok {
+		if _, ok, _ := l.open(q); !ok {
 			t.Fatal("another peer is limited by p's streams")
 		}
 		releases[0]()
-		if _, ok := l.open(p); !ok {
+		if _, ok, _ := l.open(p); !ok {
 			t.Fatal("a released slot was not given back")
 		}
 		all := newServingLimits(1, 1)
 		for i := range MaxStreams {
-			if _, ok := all.open(peer.ID(fmt.Sprint(i))); !ok {
+			if _, ok, _ := all.open(peer.ID(fmt.Sprint(i))); !ok {
 				t.Fatalf("stream %d in all refused", i)
 			}
 		}
-		if _, ok := all.open(peer.ID("one more")); ok {
-			t.Fatalf("stream %d in all admitted", MaxStreams+1)
+		// Refused, but not for its own excess: it holds no stream.
+		if _, ok, own := all.open(peer.ID("one more")); ok || own {
+			t.Fatalf("stream %d in all: admitted %v, counted as the peer's excess %v", MaxStreams+1, ok, own)
 		}
 	})
 	t.Run("rate", func(t *testing.T) {

@@ -33,13 +33,17 @@ func newServingLimits(r rate.Limit, burst int) *servingLimits {
 	return &servingLimits{rate: r, burst: burst, requests: map[peer.ID]*rate.Limiter{}, refusals: map[peer.ID]*rate.Limiter{}, streams: map[peer.ID]int{}}
 }
 
-// open takes a stream slot for p; false when p holds MaxStreamsPerPeer or
-// the node MaxStreams.
-func (l *servingLimits) open(p peer.ID) (release func(), ok bool) {
+// open takes a stream slot for p; false when p holds MaxStreamsPerPeer
+// (own: the refusal is for p's excess) or the node serves MaxStreams (not
+// p's doing: other peers hold the slots).
+func (l *servingLimits) open(p peer.ID) (release func(), ok, own bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.total >= MaxStreams || l.streams[p] >= MaxStreamsPerPeer {
-		return nil, false
+	if l.streams[p] >= MaxStreamsPerPeer {
+		return nil, false, true
+	}
+	if l.total >= MaxStreams {
+		return nil, false, false
 	}
 	l.total++
 	l.streams[p]++
@@ -50,7 +54,7 @@ func (l *servingLimits) open(p peer.ID) (release func(), ok bool) {
 			delete(l.streams, p)
 		}
 		l.mu.Unlock()
-	}, true
+	}, true, false
 }
 
 // allow takes a request token of p; false when p is over its rate.
