@@ -22,15 +22,8 @@ import (
 // not ask node 1 for that chain again once it found the fork there.
 func TestKnownForkIsNotRefetched(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	eve, err := keys.FromURI("//Eve")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := nodetest.New(t, 2, nodetest.Options{Observers: []int{0, 1}})
+	ctx, eve, c := eveObservers(t)
 	for i := range c.Configs {
-		c.Configs[i].Validators = []keys.PublicKey{eve.Public()}
 		c.Configs[i].Network.StatusInterval = 100 * time.Millisecond
 	}
 	// Two chains of Eve, different from height 0: node 0 stores two
@@ -105,4 +98,21 @@ func served(t *testing.T, n *node.Node, kind string) int {
 		}
 	}
 	return 0
+}
+
+// eveObservers is two observer nodes whose validator set is Eve alone,
+// not started, with a context that ends the test after 60 s.
+func eveObservers(t *testing.T) (context.Context, *keys.Hotkey, *nodetest.Cluster) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	eve, err := keys.FromURI("//Eve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := nodetest.New(t, 2, nodetest.Options{Observers: []int{0, 1}})
+	for i := range c.Configs {
+		c.Configs[i].Validators = []keys.PublicKey{eve.Public()}
+	}
+	return ctx, eve, c
 }

@@ -1,14 +1,11 @@
 package node_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/node"
-	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -21,16 +18,7 @@ import (
 // serving an object it must hold".
 func TestRelayedForkProofIsServed(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	eve, err := keys.FromURI("//Eve")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := nodetest.New(t, 2, nodetest.Options{Observers: []int{0, 1}})
-	for i := range c.Configs {
-		c.Configs[i].Validators = []keys.PublicKey{eve.Public()}
-	}
+	ctx, eve, c := eveObservers(t)
 	n0 := c.Start(0)
 
 	// Three blocks of Eve at height 0.

@@ -105,17 +105,7 @@ func TestDecodeMetadataV14Sample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := decodeMetadataV14(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lib types.Metadata
-	if err := codec.Decode(raw, &lib); err != nil {
-		t.Fatal(err)
-	}
-	if err := sameAsLibrary(m, &lib.AsMetadataV14); err != nil {
-		t.Fatal(err)
-	}
+	m, lib := decodeAlike(t, raw)
 	if len(m.types.entries) != 600 || len(m.pallets) != 48 || len(m.extrinsic.extensions) != 8 {
 		t.Fatalf("%d types, %d pallets, %d extensions", len(m.types.entries), len(m.pallets), len(m.extrinsic.extensions))
 	}
@@ -324,6 +314,23 @@ func fullMeta() types.Metadata {
 func TestDecodeMetadataV14Full(t *testing.T) {
 	t.Parallel()
 	raw := encodeMetadata(t, fullMeta())
+	m, _ := decodeAlike(t, raw)
+	if len(m.types.entries) != 15 || len(m.pallets) != 3 || m.runtimeTyp != 18 || m.extrinsic.typ != 300 {
+		t.Fatalf("%d types, %d pallets, runtime type %d, extrinsic %+v", len(m.types.entries), len(m.pallets), m.runtimeTyp, m.extrinsic)
+	}
+	rt, err := ParseMetadata(hexMetadata(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Calls[callCommitWeights] != (CallIndex{7, 96}) || !slices.Equal(rt.Extensions, []string{"CheckNonce", "Phantom"}) {
+		t.Fatalf("runtime %+v", rt)
+	}
+}
+
+// decodeAlike decodes raw with decodeMetadataV14 and checks that the
+// library decodes it alike.
+func decodeAlike(t *testing.T, raw []byte) (*metadataV14, *types.Metadata) {
+	t.Helper()
 	m, err := decodeMetadataV14(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -335,14 +342,5 @@ func TestDecodeMetadataV14Full(t *testing.T) {
 	if err := sameAsLibrary(m, &lib.AsMetadataV14); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.types.entries) != 15 || len(m.pallets) != 3 || m.runtimeTyp != 18 || m.extrinsic.typ != 300 {
-		t.Fatalf("%d types, %d pallets, runtime type %d, extrinsic %+v", len(m.types.entries), len(m.pallets), m.runtimeTyp, m.extrinsic)
-	}
-	rt, err := ParseMetadata(hexMetadata(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rt.Calls[callCommitWeights] != (CallIndex{7, 96}) || !slices.Equal(rt.Extensions, []string{"CheckNonce", "Phantom"}) {
-		t.Fatalf("runtime %+v", rt)
-	}
+	return m, &lib
 }
