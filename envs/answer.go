@@ -58,18 +58,23 @@ func Clean(text string) string {
 
 // LastTagged returns the content of the last <tag>...</tag> in text, and
 // whether there was one. Tags match case-insensitively.
+//
+// The spec tries each closing tag from the last back until one has an
+// opening tag before it. Only the last can: an earlier one has less text
+// before it. Trying them all would scan the text once per closing tag, and
+// an answer of nothing but closing tags would take quadratic time.
 func LastTagged(text, tag string) (string, bool) {
 	lower := asciiLower(text)
 	open, closing := "<"+asciiLower(tag)+">", "</"+asciiLower(tag)+">"
 	end := strings.LastIndex(lower, closing)
-	for end >= 0 {
-		start := strings.LastIndex(lower[:end], open)
-		if start >= 0 {
-			return text[start+len(open) : end], true
-		}
-		end = strings.LastIndex(lower[:end], closing)
+	if end < 0 {
+		return "", false
 	}
-	return "", false
+	start := strings.LastIndex(lower[:end], open)
+	if start < 0 {
+		return "", false
+	}
+	return text[start+len(open) : end], true
 }
 
 // asciiLower lower-cases A-Z only. Unlike strings.ToLower it never changes a
