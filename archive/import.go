@@ -117,6 +117,7 @@ func (im *importer) block(sec Section) error {
 	links := append(blk.TranscriptCIDs(), blk.DecisionCIDs()...)
 	objs := make([]Section, 0, len(links))
 	m := make(map[cid.Cid][]byte, len(links))
+	size := 0
 	for _, l := range links {
 		o, err := im.ar.Next()
 		if errors.Is(err, io.EOF) {
@@ -132,6 +133,11 @@ func (im *importer) block(sec Section) error {
 			return rejected(o, "bytes do not match the CID: %v", err)
 		}
 		im.st.Bytes += int64(len(o.Data))
+		if size += len(o.Data); size > record.MaxBlockObjectBytes {
+			// Refused before the rest is read: the store would refuse the
+			// block, and holding its objects costs memory without bound.
+			return rejected(sec, "its transcripts and decisions total more than %d bytes", record.MaxBlockObjectBytes)
+		}
 		objs = append(objs, o)
 		m[o.CID] = o.Data
 	}

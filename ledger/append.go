@@ -75,7 +75,10 @@ type appendReq struct {
 	anchor    record.Anchor
 	leaves    []leafRecord
 	decisions []encoded
-	reply     chan appendResult
+	// size is the summed bytes of leaves and decisions, which one block
+	// may hold at most record.MaxBlockObjectBytes of.
+	size  int
+	reply chan appendResult
 }
 
 type appendResult struct {
@@ -229,12 +232,17 @@ func (a *Appender) prepare(ctx context.Context, anchor record.Anchor, transcript
 		}
 		seen[string(l.challenge)] = i
 		req.leaves = append(req.leaves, l)
+		req.size += len(raw)
 	}
 	for i, d := range decisions {
 		if err := a.s.opts.decisionCheck(d); err != nil {
 			return nil, fmt.Errorf("append: decision %d: %w", i, err)
 		}
 		req.decisions = append(req.decisions, encoded{raw: append([]byte(nil), d...), cid: codec.Sum(d)})
+		req.size += len(d)
+	}
+	if req.size > record.MaxBlockObjectBytes {
+		return nil, fmt.Errorf("append: the request's transcripts and decisions total %d bytes, more than one block may link (%d)", req.size, record.MaxBlockObjectBytes)
 	}
 	if err := a.reserve(req.leaves); err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ func (a *Appender) run() {
 	}()
 	var carry *appendReq
 	for {
-		first := carry
+		first, carried := carry, carry != nil
 		carry = nil
 		if first == nil {
 			var ok bool
@@ -38,10 +38,12 @@ func (a *Appender) run() {
 			}
 		}
 		group := []*appendReq{first}
-		n, d := len(first.leaves), len(first.decisions)
+		n, d, size := len(first.leaves), len(first.decisions), first.size
 		var timeout <-chan time.Time
 		var timer *time.Timer
-		if a.maxWait > 0 {
+		// A carried request left a full block behind it: more are likely
+		// queued, and those are taken without waiting.
+		if a.maxWait > 0 && !carried {
 			timer = time.NewTimer(a.maxWait)
 			timeout = timer.C
 		}
@@ -65,12 +67,12 @@ func (a *Appender) run() {
 			if !ok {
 				break
 			}
-			if n+len(r.leaves) > a.maxBatch || d+len(r.decisions) > record.MaxDecisionsPerBlock {
+			if n+len(r.leaves) > a.maxBatch || d+len(r.decisions) > record.MaxDecisionsPerBlock || size+r.size > record.MaxBlockObjectBytes {
 				carry = r
 				break
 			}
 			group = append(group, r)
-			n, d = n+len(r.leaves), d+len(r.decisions)
+			n, d, size = n+len(r.leaves), d+len(r.decisions), size+r.size
 		}
 		if timer != nil {
 			timer.Stop()

@@ -125,6 +125,9 @@ func (s *Store) putLocked(blk *record.Block, block []byte, c cid.Cid, ref record
 // linkedObjects checks every object blk links. Caller holds writeMu (the
 // challenge check reads the log).
 func (s *Store) linkedObjects(blk *record.Block, c cid.Cid, objects map[cid.Cid][]byte) ([]leafRecord, []encoded, error) {
+	if err := checkObjectBytes(blk, c, objects); err != nil {
+		return nil, nil, err
+	}
 	leaves := make([]leafRecord, 0, len(blk.Transcripts))
 	used := map[string]int{}
 	for i, l := range blk.Transcripts {
@@ -174,6 +177,21 @@ func (s *Store) linkedObjects(blk *record.Block, c cid.Cid, objects map[cid.Cid]
 		decisions = append(decisions, encoded{raw, l.Cid})
 	}
 	return leaves, decisions, nil
+}
+
+// checkObjectBytes refuses a block whose supplied objects total more than
+// record.MaxBlockObjectBytes, before any of them is decoded.
+func checkObjectBytes(blk *record.Block, c cid.Cid, objects map[cid.Cid][]byte) error {
+	total := 0
+	for _, links := range [2][]codec.Link{blk.Transcripts, blk.Decisions} {
+		for _, l := range links {
+			total += len(objects[l.Cid])
+		}
+	}
+	if total > record.MaxBlockObjectBytes {
+		return refused(blk, c, record.ErrMalformed, "its transcripts and decisions total %d bytes, max %d", total, record.MaxBlockObjectBytes)
+	}
+	return nil
 }
 
 // putKnownHeight handles a block at a height the chain already has: the

@@ -123,7 +123,7 @@ func (s *syncer) pull(p peer.ID, v keys.PublicKey, from uint64, claimed claim) e
 	go func() {
 		defer close(ch)
 		for next := from; next <= target; {
-			bs, err := s.n.fetchBlocks(ctx, p, v, next, min(target-next+1, wire.MaxBlocksPerRequest))
+			bs, err := s.n.fetchBlocks(ctx, p, v, next, min(target-next+1, wire.MaxBlocksPerRequest), syncBudget)
 			if err == nil && len(bs) == 0 {
 				err = fmt.Errorf("peer %s has no block of %s at height %d but claimed height %d", p, v.Short(), next, target)
 				if claimed.firm {

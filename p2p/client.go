@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/ipfs/go-cid"
@@ -95,23 +96,39 @@ func (n *Network) withRetry(ctx context.Context, p peer.ID, req *wire.Request) (
 }
 
 // fetchObjects gets every object of want from p, which must hold them all
-// (it stored a block linking them). Objects that are not requested, or a
-// response that makes no progress, are misbehavior.
-func (n *Network) fetchObjects(ctx context.Context, p peer.ID, want []cid.Cid) (map[cid.Cid][]byte, error) {
+// (it stored a block linking them), and which must total at most limit
+// bytes: an honest peer's block links at most record.MaxBlockObjectBytes.
+func (n *Network) fetchObjects(ctx context.Context, p peer.ID, want []cid.Cid, limit int) (map[cid.Cid][]byte, error) {
+	out, size, err := n.fetchUpTo(ctx, p, want, limit)
+	if err != nil {
+		return nil, err
+	}
+	if size > limit {
+		return nil, bad(fmt.Errorf("peer %s: the objects asked total more than %d bytes", p, limit))
+	}
+	return out, nil
+}
+
+// fetchUpTo gets objects of want from p in order until it has them all or
+// holds more than budget bytes (then a prefix of want, at most one response
+// past the budget). Objects that are not requested, or a response that
+// makes no progress, are misbehavior.
+func (n *Network) fetchUpTo(ctx context.Context, p peer.ID, want []cid.Cid, budget int) (map[cid.Cid][]byte, int, error) {
 	out := make(map[cid.Cid][]byte, len(want))
+	size := 0
 	rest := want
-	for len(rest) > 0 {
+	for len(rest) > 0 && size <= budget {
 		ask := rest[:min(len(rest), wire.MaxObjectsPerRequest)]
 		resp, err := n.withRetry(ctx, p, &wire.Request{Objects: &wire.ObjectsRequest{CIDs: codec.LinksTo(ask)}})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if resp.Objects == nil {
-			return nil, bad(fmt.Errorf("peer %s answered an objects request with another kind", p))
+			return nil, 0, bad(fmt.Errorf("peer %s answered an objects request with another kind", p))
 		}
 		got, err := matchObjects(ask, resp.Objects.Objects)
 		if err != nil {
-			return nil, bad(fmt.Errorf("objects from %s: %w", p, err))
+			return nil, 0, bad(fmt.Errorf("objects from %s: %w", p, err))
 		}
 		// The response covers a prefix of ask: everything up to the last
 		// object returned must be there, since p holds them all.
@@ -121,14 +138,15 @@ func (n *Network) fetchObjects(ctx context.Context, p peer.ID, want []cid.Cid) (
 				break
 			}
 			out[c] = got[c]
+			size += len(got[c])
 			progress = i + 1
 		}
 		if progress == 0 || progress < len(got) {
-			return nil, bad(fmt.Errorf("peer %s does not serve object %s that it must hold", p, ask[progress]))
+			return nil, 0, bad(fmt.Errorf("peer %s does not serve object %s that it must hold", p, ask[progress]))
 		}
 		rest = rest[progress:]
 	}
-	return out, nil
+	return out, size, nil
 }
 
 // matchObjects maps each object to the requested CID it hashes to, in
@@ -160,10 +178,16 @@ type fetched struct {
 	objects map[cid.Cid][]byte
 }
 
+// syncBudget bounds the object bytes one fetchBlocks call of a backfill
+// gathers: a request may name 512 blocks, and each may link up to
+// record.MaxBlockObjectBytes.
+const syncBudget = record.MaxBlockObjectBytes
+
 // fetchBlocks gets up to count of v's blocks from height from, with all
-// their objects. Fewer blocks come back when p's chain ends or its budget
-// is spent; none when p has no block at from.
-func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, from, count uint64) ([]fetched, error) {
+// their objects. Fewer blocks come back when p's chain ends, its response
+// budget is spent, or their objects pass budget bytes (the first block is
+// always whole); none when p has no block at from.
+func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, from, count uint64, budget int) ([]fetched, error) {
 	resp, err := n.withRetry(ctx, p, &wire.Request{Blocks: &wire.BlocksRequest{Validator: v, From: from, Count: count}})
 	if err != nil {
 		return nil, err
@@ -178,6 +202,7 @@ func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, 
 	out := make([]fetched, len(br.Blocks))
 	var missing []cid.Cid
 	k := 0 // next object of the response
+	size := 0
 	for i, raw := range br.Blocks {
 		blk, err := record.DecodeBlock(raw)
 		if err != nil {
@@ -193,6 +218,7 @@ func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, 
 					return nil, bad(fmt.Errorf("object %d from %s: %w", k, p, err))
 				}
 				f.objects[l] = br.Objects[k]
+				size += len(br.Objects[k])
 				k++
 				continue
 			}
@@ -203,18 +229,58 @@ func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, 
 	if k < len(br.Objects) {
 		return nil, bad(fmt.Errorf("peer %s sent %d objects more than its blocks link", p, len(br.Objects)-k))
 	}
-	if len(missing) > 0 {
-		rest, err := n.fetchObjects(ctx, p, missing)
-		if err != nil {
-			return nil, err
-		}
-		for i := range out {
-			for _, l := range wire.Links(out[i].blk) {
-				if o, ok := rest[l]; ok {
-					out[i].objects[l] = o
-				}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	rest, _, err := n.fetchUpTo(ctx, p, missing, budget-size)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		complete := true
+		for _, l := range wire.Links(out[i].blk) {
+			if _, ok := out[i].objects[l]; ok {
+				continue
+			}
+			if o, ok := rest[l]; ok {
+				out[i].objects[l] = o
+			} else {
+				complete = false
 			}
 		}
+		if complete {
+			continue
+		}
+		if i > 0 {
+			return out[:i], nil
+		}
+		if err := n.completeFirst(ctx, p, &out[0]); err != nil {
+			return nil, err
+		}
+		return out[:1], nil
 	}
 	return out, nil
+}
+
+// completeFirst fetches the objects f still lacks, which with those it
+// has may total at most record.MaxBlockObjectBytes.
+func (n *Network) completeFirst(ctx context.Context, p peer.ID, f *fetched) error {
+	have := 0
+	var lack []cid.Cid
+	for _, l := range wire.Links(f.blk) {
+		if o, ok := f.objects[l]; ok {
+			have += len(o)
+		} else {
+			lack = append(lack, l)
+		}
+	}
+	if have > record.MaxBlockObjectBytes {
+		return bad(fmt.Errorf("peer %s: block %s height %d links more than %d bytes", p, f.blk.Validator.Short(), f.blk.Height, record.MaxBlockObjectBytes))
+	}
+	got, err := n.fetchObjects(ctx, p, lack, record.MaxBlockObjectBytes-have)
+	if err != nil {
+		return fmt.Errorf("block %s height %d: %w", f.blk.Validator.Short(), f.blk.Height, err)
+	}
+	maps.Copy(f.objects, got)
+	return nil
 }

@@ -153,7 +153,7 @@ func (ps *proofs) retry(v keys.PublicKey) {
 // fetch gets proofs a peer offered in its status and records them.
 func (ps *proofs) fetch(p peer.ID, want []cid.Cid) {
 	n := ps.n
-	got, err := n.fetchObjects(n.ctx, p, want)
+	got, err := n.fetchObjects(n.ctx, p, want, len(want)*record.MaxForkProofBytes)
 	if err != nil {
 		n.failed(p, fmt.Errorf("fork proofs: %w", err))
 		return

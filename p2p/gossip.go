@@ -118,7 +118,7 @@ func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub
 
 	objects := rb.Objects
 	if objects == nil && len(wire.Links(rb.Block)) > 0 && !n.storesHeight(rb.Validator, rb.Height) {
-		objects, err = n.fetchObjects(ctx, from, wire.Links(rb.Block))
+		objects, err = n.fetchObjects(ctx, from, wire.Links(rb.Block), record.MaxBlockObjectBytes)
 		if err != nil {
 			n.failed(from, fmt.Errorf("objects of %s height %d: %w", rb.Validator.Short(), rb.Height, err))
 			return pubsub.ValidationIgnore

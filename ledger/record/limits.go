@@ -28,6 +28,11 @@ const (
 	MaxDecisionsPerBlock = 256
 	// MaxDecisionBytes bounds one encoded decision record.
 	MaxDecisionBytes = 1 << 20
+	// MaxBlockObjectBytes bounds the summed encoded bytes of the
+	// transcripts and decisions one block links. Without it a block within
+	// the link counts could link 4096 transcripts of 2 MiB each, and every
+	// node storing it would have to fetch and hold 8 GiB at once.
+	MaxBlockObjectBytes = 64 << 20
 
 	// MaxForkProofBytes bounds an encoded fork proof: two blocks and a
 	// little framing.
