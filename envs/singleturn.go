@@ -52,6 +52,9 @@ func (e *singleTurnEnv) Spec() Spec { return e.g.Spec() }
 
 func (e *singleTurnEnv) Reset(id challenge.ID) ([]Message, Info, error) {
 	if err := CheckID(e.g.Spec(), id); err != nil {
+		// The previous episode ends too: a Step meant for id must not be
+		// scored against the last challenge.
+		e.task, e.done = nil, false
 		return nil, nil, err
 	}
 	obs, info, task := e.g.Generate(id)

@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/envs"
 )
 
 func TestEveryEnvIsReachable(t *testing.T) {
@@ -48,6 +50,26 @@ func TestReferencesMatchCurrent(t *testing.T) {
 	for i := range refs {
 		if refs[i].Factory.Spec() != cur[i].Spec() {
 			t.Fatalf("reference %d is %s, env %d is %s", i, refs[i].Factory.Spec().Name, i, cur[i].Spec().Name)
+		}
+	}
+}
+
+// TestRefusedResetEndsTheEpisode: a Reset refused (another env's ID) left
+// the previous challenge in place, and a Step meant for the refused ID was
+// scored against it.
+func TestRefusedResetEndsTheEpisode(t *testing.T) {
+	for _, f := range Current() {
+		e := f.New()
+		own, _ := challenge.New(f.Spec().Name, f.Spec().Version, [32]byte{2})
+		if _, _, err := e.Reset(own); err != nil {
+			t.Fatalf("%s: reset %s: %v", f.Spec().Name, own, err)
+		}
+		other, _ := challenge.New(f.Spec().Name, f.Spec().Version+1, [32]byte{3})
+		if _, _, err := e.Reset(other); err == nil {
+			t.Fatalf("%s: reset of %s accepted", f.Spec().Name, other)
+		}
+		if _, err := e.Step("<answer>1</answer>"); !errors.Is(err, envs.ErrNotStarted) {
+			t.Errorf("%s: step after a refused reset: %v, want %v", f.Spec().Name, err, envs.ErrNotStarted)
 		}
 	}
 }
