@@ -228,7 +228,7 @@ func (a *Appender) prepare(ctx context.Context, anchor record.Anchor, transcript
 			return nil, err
 		}
 		if j, dup := seen[string(l.challenge)]; dup {
-			return nil, fmt.Errorf("append: transcripts %d and %d: challenge %s: %w", j, i, t.Challenge, ErrChallengeReused)
+			return nil, fmt.Errorf("append: transcripts %d and %d: challenge %s with miner %s: %w", j, i, t.Challenge, t.Miner.Hotkey, ErrChallengeReused)
 		}
 		seen[string(l.challenge)] = i
 		req.leaves = append(req.leaves, l)
@@ -238,7 +238,19 @@ func (a *Appender) prepare(ctx context.Context, anchor record.Anchor, transcript
 		if err := a.s.opts.decisionCheck(d); err != nil {
 			return nil, fmt.Errorf("append: decision %d: %w", i, err)
 		}
-		req.decisions = append(req.decisions, encoded{raw: append([]byte(nil), d...), cid: codec.Sum(d)})
+		e := encoded{raw: append([]byte(nil), d...), cid: codec.Sum(d)}
+		// A block links a CID once (spec/ledger.md).
+		for j, o := range req.decisions {
+			if o.cid.Equals(e.cid) {
+				return nil, fmt.Errorf("append: decisions %d and %d are the same record %s: %w", j, i, e.cid, record.ErrMalformed)
+			}
+		}
+		for j, l := range req.leaves {
+			if l.cid.Equals(e.cid) {
+				return nil, fmt.Errorf("append: decision %d is transcript %d (%s): %w", i, j, e.cid, record.ErrMalformed)
+			}
+		}
+		req.decisions = append(req.decisions, e)
 		req.size += len(d)
 	}
 	if req.size > record.MaxBlockObjectBytes {
@@ -260,7 +272,7 @@ func (a *Appender) reserve(leaves []leafRecord) error {
 	for _, l := range leaves {
 		if _, taken := a.reserved[string(l.challenge)]; taken {
 			a.reservedMu.Unlock()
-			return fmt.Errorf("append: challenge %s is in a pending request: %w", l.t.Challenge, ErrChallengeReused)
+			return fmt.Errorf("append: challenge %s with miner %s is in a pending request: %w", l.t.Challenge, l.t.Miner.Hotkey, ErrChallengeReused)
 		}
 	}
 	for _, l := range leaves {
@@ -270,7 +282,7 @@ func (a *Appender) reserve(leaves []leafRecord) error {
 	for _, l := range leaves {
 		used, err := a.s.challengeUsedLocal(a.tail, a.key.Public(), l.challenge)
 		if err == nil && used {
-			err = fmt.Errorf("append: challenge %s: %w", l.t.Challenge, ErrChallengeReused)
+			err = fmt.Errorf("append: challenge %s with miner %s is in the log: %w", l.t.Challenge, l.t.Miner.Hotkey, ErrChallengeReused)
 		}
 		if err != nil {
 			a.unreserve(leaves)

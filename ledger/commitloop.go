@@ -38,6 +38,7 @@ func (a *Appender) run() {
 			}
 		}
 		group := []*appendReq{first}
+		var linked cidSet // the group's CIDs, once a decision is involved
 		n, d, size := len(first.leaves), len(first.decisions), first.size
 		var timeout <-chan time.Time
 		var timer *time.Timer
@@ -70,6 +71,20 @@ func (a *Appender) run() {
 			if n+len(r.leaves) > a.maxBatch || d+len(r.decisions) > record.MaxDecisionsPerBlock || size+r.size > record.MaxBlockObjectBytes {
 				carry = r
 				break
+			}
+			// A block links a CID once: a request whose decision the group
+			// already links (two duels' shared record) waits for the next.
+			if d > 0 || len(r.decisions) > 0 {
+				if linked == nil {
+					linked = linkSet(group)
+				}
+				if linked.holdsAny(r) {
+					carry = r
+					break
+				}
+			}
+			if linked != nil {
+				linked.add(r)
 			}
 			group = append(group, r)
 			n, d, size = n+len(r.leaves), d+len(r.decisions), size+r.size

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/ipfs/go-cid"
@@ -66,6 +67,14 @@ func (s *Store) Put(block []byte, objects map[cid.Cid][]byte) (PutResult, error)
 		// Already applied, perhaps by a write still waiting for its
 		// fsync: answer only once it is durable, like any other Put.
 		if werr := s.waitVisible(ref); werr != nil {
+			return PutResult{}, werr
+		}
+	}
+	var eq *EquivocationError
+	if f == nil && errors.As(err, &eq) {
+		// The fork proof was written before, perhaps by a Put still
+		// waiting for its fsync: the caller reads the proof next.
+		if werr := s.waitKey(layout.ForkKey(eq.Validator, eq.Height, eq.Proof.Bytes()), nil); werr != nil {
 			return PutResult{}, werr
 		}
 	}
@@ -150,7 +159,7 @@ func (s *Store) linkedObjects(blk *record.Block, c cid.Cid, objects map[cid.Cid]
 			return nil, nil, refused(blk, c, record.ErrMalformed, "%v", err)
 		}
 		if j, dup := used[string(rec.challenge)]; dup {
-			return nil, nil, refused(blk, c, ErrChallengeReused, "transcripts %d and %d both use challenge %s", j, i, t.Challenge)
+			return nil, nil, refused(blk, c, ErrChallengeReused, "transcripts %d and %d both put challenge %s to miner %s", j, i, t.Challenge, t.Miner.Hotkey)
 		}
 		used[string(rec.challenge)] = i
 		dup, err := s.challengeUsed(blk.Validator, rec.challenge)
@@ -158,7 +167,7 @@ func (s *Store) linkedObjects(blk *record.Block, c cid.Cid, objects map[cid.Cid]
 			return nil, nil, err
 		}
 		if dup {
-			return nil, nil, refused(blk, c, ErrChallengeReused, "transcript %d: challenge %s is already in the validator's log", i, t.Challenge)
+			return nil, nil, refused(blk, c, ErrChallengeReused, "transcript %d: the validator's log already put challenge %s to miner %s", i, t.Challenge, t.Miner.Hotkey)
 		}
 		leaves = append(leaves, rec)
 	}

@@ -142,7 +142,7 @@ func TestPutRejects(t *testing.T) {
 				h.Transcripts = append(h.Transcripts, codec.LinkTo(c))
 				h.Checkpoint = record.CheckpointOf(append(append([]cid.Cid(nil), p.leaves...), c))
 			})
-		}, ledger.ErrChallengeReused, "already in the validator's log"},
+		}, ledger.ErrChallengeReused, "the validator's log already put challenge"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -77,6 +77,12 @@ func (s *Store) wakeLocked() {
 // waitVisible returns once readers see ref (a block applied by another
 // write whose fsync may still be running), or the store failed or closed.
 func (s *Store) waitVisible(ref record.BlockRef) error {
+	return s.waitKey(layout.BlockKey(ref.Validator, ref.Height), ref.CID.Bytes())
+}
+
+// waitKey returns once readers see key holding want (any value, if want is
+// nil), or the store failed or closed.
+func (s *Store) waitKey(key, want []byte) error {
 	for {
 		s.viewMu.Lock()
 		cur, wake := s.cur, s.published
@@ -86,12 +92,12 @@ func (s *Store) waitVisible(ref record.BlockRef) error {
 		}
 		cur.refs++
 		s.viewMu.Unlock()
-		at, ok, err := get(cur.snap, layout.BlockKey(ref.Validator, ref.Height))
+		at, ok, err := get(cur.snap, key)
 		s.release(cur)
 		if err != nil {
 			return err
 		}
-		if ok && bytes.Equal(at, ref.CID.Bytes()) {
+		if ok && (want == nil || bytes.Equal(at, want)) {
 			return nil
 		}
 		if p := s.syncFailed.Load(); p != nil {

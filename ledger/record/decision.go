@@ -51,6 +51,9 @@ func checkDAG(v any) error {
 		if x.Number != 42 {
 			return malformed("decision", "CBOR tag %d; only 42 (link) is allowed", x.Number)
 		}
+		if _, err := codec.TagLink(x); err != nil {
+			return malformed("decision", "%v", err)
+		}
 		return nil
 	default:
 		return malformed("decision", "value of type %T is not allowed (no floats, no tags but 42)", v)

@@ -14,14 +14,14 @@ import (
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
-// TestReviewChallengeReusedNamesTheMiner: spec/ledger.md rule 6 forbids a
+// TestChallengeReusedNamesTheMiner: spec/ledger.md rule 6 forbids a
 // challenge twice with the same miner; the same challenge with another
 // miner is allowed (a duel). The refusal must name the miner, or whoever
 // reads it cannot tell which pair was reused. Put says "challenge X is
 // already in the validator's log" (put.go, linkedObjects), which is not
 // the rule and names no miner; Append names no miner either (append.go,
 // reserve and prepare).
-func TestReviewChallengeReusedNamesTheMiner(t *testing.T) {
+func TestChallengeReusedNamesTheMiner(t *testing.T) {
 	k := alice(t)
 	v := k.Public()
 	again := recordtest.Transcript(v, 0, 0)

@@ -11,12 +11,12 @@ import (
 	"github.com/affine-ledger/ledger/ledger/record"
 )
 
-// TestReviewPutRefusesDecisionThatIsNotDAGCBOR: a peer's block whose
+// TestPutRefusesDecisionThatIsNotDAGCBOR: a peer's block whose
 // decision is tag 42 around a text string (no link: spec/encoding.md wants
 // a byte string of 0x00 and a CID inside tag 42) breaks validity rule 7 of
 // spec/ledger.md, so Put must refuse it with ErrInvalidBlock. It stores it
 // (record.CheckDecision accepts tag 42 around anything).
-func TestReviewPutRefusesDecisionThatIsNotDAGCBOR(t *testing.T) {
+func TestPutRefusesDecisionThatIsNotDAGCBOR(t *testing.T) {
 	s := open(t, t.TempDir())
 	defer s.Close()
 	p := &peerChain{t: t, key: alice(t)}
