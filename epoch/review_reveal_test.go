@@ -46,3 +46,43 @@ func TestReviewDethroneSticksUnderCommitReveal(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewLateStepRevealsInTheCommitsEpoch: with the default settle of
+// 1 block (tempo 10), Loop runs epoch k with the head anywhere in
+// [k·T+1, (k+1)·T+1), so epoch 1 may run at head 20, already chain epoch
+// 2. Its commit is then in chain epoch 2 and due in epoch 3, but the driver
+// reveals it in its epoch 2 (k + RevealPeriod): the chain refuses it as too
+// early, the reveal error aborts epoch 2 (no commit, no champion update)
+// and the commit is dropped, so it is never revealed.
+func TestReviewLateStepRevealsInTheCommitsEpoch(t *testing.T) {
+	w := newReviewWorld(t, true, 3, []uint64{100, 100, 100, 100})
+	ctx := context.Background()
+	d := w.drivers(t, w.champ)[0]
+	advanceTo := func(n uint64) {
+		t.Helper()
+		head, _ := w.chain.Head(ctx)
+		if err := w.chain.Advance(int(n - head.Number)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	advanceTo(20) // (20 - settle 1) / 10 = 1: Loop runs epoch 1 here
+	if rep, err := d.Step(ctx, 1); err != nil || !rep.Committed {
+		t.Fatalf("epoch 1: committed %v, %v", rep.Committed, err)
+	}
+	advanceTo(21) // Loop runs epoch 2
+	if _, err := d.Step(ctx, 2); err != nil {
+		t.Errorf("epoch 2: %v", err)
+	}
+	advanceTo(31) // Loop runs epoch 3
+	rep, err := d.Step(ctx, 3)
+	if err != nil {
+		t.Errorf("epoch 3: %v", err)
+	}
+	rows, err := w.chain.Weights(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 {
+		t.Errorf("no weights in effect after epoch 3 (revealed %d): the commit of epoch 1 was never revealed", rep.Revealed)
+	}
+}
