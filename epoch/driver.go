@@ -408,7 +408,8 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 
 // resume returns the first epoch to compute, given the current one, and
 // sets the champion to start from: the state file's, if the driver has
-// one (it goes on from the epoch after its last); else, when the chain
+// one (it goes on from the epoch after its last, and a state file past
+// the current epoch is refused); else, when the chain
 // has validators' weights, the winner they give (from the current epoch
 // on: what came before is the chain's consensus); else the first
 // champion, from epoch 1 (a new network), at most maxCatchUp epochs back.
@@ -420,6 +421,13 @@ func (d *Driver) resume(ctx context.Context, current uint64) (uint64, error) {
 			return 0, err
 		}
 		if ok {
+			// The chain never goes back: a state past its head is another
+			// network's, or a reset devnet's. Going on from it would wait
+			// for an epoch the chain reaches only much later, silently.
+			if st.Epoch > current {
+				return 0, fmt.Errorf("epoch state %s: epoch %d computed, but the chain is in epoch %d (another chain, or one reset?): remove it to start again from the chain's weights",
+					d.cfg.StateFile, st.Epoch, current)
+			}
 			d.mu.Lock()
 			d.champion = st.Champion
 			d.mu.Unlock()

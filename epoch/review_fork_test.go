@@ -102,7 +102,7 @@ func appendDuel(t *testing.T, s *ledger.Store, k *keys.Hotkey, anchor uint64, r 
 // pivotal they compute different winners and set different weights.
 func TestReviewEquivocatorSplitsHonestValidators(t *testing.T) {
 	// H honest (votes contender), V the equivocator, two idle observers.
-	w := newReviewWorld(t, false, 0, []uint64{100, 100, 1, 1})
+	w := newModelWorld(t, false, 0, []uint64{100, 100, 1, 1})
 	h, v, o1, o2 := w.keys[0], w.keys[1], w.keys[2], w.keys[3]
 	ctx := context.Background()
 	appendDuel(t, w.store, h, 5, w.result(t, duel.Win))

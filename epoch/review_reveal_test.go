@@ -20,7 +20,7 @@ func TestReviewDethroneSticksUnderCommitReveal(t *testing.T) {
 			name = "commit_reveal"
 		}
 		t.Run(name, func(t *testing.T) {
-			w := newReviewWorld(t, cr, 23, []uint64{100, 100, 100, 100})
+			w := newModelWorld(t, cr, 23, []uint64{100, 100, 100, 100})
 			ctx := context.Background()
 			ds := w.drivers(t, w.champ)
 			want := map[uint64]string{1: "champion", 2: "champion", 3: "contender", 4: "contender", 5: "contender", 6: "contender"}
@@ -55,7 +55,7 @@ func TestReviewDethroneSticksUnderCommitReveal(t *testing.T) {
 // early, the reveal error aborts epoch 2 (no commit, no champion update)
 // and the commit is dropped, so it is never revealed.
 func TestReviewLateStepRevealsInTheCommitsEpoch(t *testing.T) {
-	w := newReviewWorld(t, true, 3, []uint64{100, 100, 100, 100})
+	w := newModelWorld(t, true, 3, []uint64{100, 100, 100, 100})
 	ctx := context.Background()
 	d := w.drivers(t, w.champ)[0]
 	advanceTo := func(n uint64) {

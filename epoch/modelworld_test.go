@@ -16,21 +16,21 @@ import (
 	"github.com/affine-ledger/ledger/rng"
 )
 
-// rworld is the review's world: like world, but the duel sides carry the
-// miners' model identities (as validator.Side writes them, and as
-// ChainMajority reads them back), and the duel block is anchored where
-// the test wants it.
-type rworld struct {
+// modelWorld is like world, but the duel sides carry the miners' model
+// identities (as validator.Side writes them, and as ChainMajority reads
+// them back), the stakes are the test's, and the duel block every
+// validator records is anchored where the test wants it (none at 0).
+type modelWorld struct {
 	store      *ledger.Store
 	keys       []*keys.Hotkey
 	chain      *local.Chain
 	champ, con duel.Side
 }
 
-func newReviewWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []uint64) *rworld {
+func newModelWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []uint64) *modelWorld {
 	t.Helper()
 	s, ks := buildStoreLying(t, len(stake), false)
-	w := &rworld{store: s, keys: ks}
+	w := &modelWorld{store: s, keys: ks}
 	champ := recordtest.Hotkey(t, "//Champion")
 	con := recordtest.Hotkey(t, "//Contender")
 	g := local.DefaultGenesis()
@@ -90,7 +90,7 @@ func newReviewWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []
 
 // result is a duel of w's champion and contender in which every
 // challenge has outcome o, fed until it decides.
-func (w *rworld) result(t *testing.T, o duel.Outcome) duel.Result {
+func (w *modelWorld) result(t *testing.T, o duel.Outcome) duel.Result {
 	t.Helper()
 	a := recordtest.Anchor(3)
 	var samples []duel.Sample
@@ -116,7 +116,7 @@ func (w *rworld) result(t *testing.T, o duel.Outcome) duel.Result {
 	return duel.Result{}
 }
 
-func (w *rworld) drivers(t *testing.T, champion duel.Side) []*Driver {
+func (w *modelWorld) drivers(t *testing.T, champion duel.Side) []*Driver {
 	t.Helper()
 	var ds []*Driver
 	for _, k := range w.keys {
