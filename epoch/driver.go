@@ -75,12 +75,6 @@ type Driver struct {
 	last     *Report
 }
 
-// pendingReveal is a weight commit waiting for its reveal epoch.
-type pendingReveal struct {
-	epoch  uint64
-	reveal chain.Reveal
-}
-
 // New checks cfg and returns a driver. With a nil Store it can only run as
 // a node.Service.
 func New(cfg Config) (*Driver, error) {
@@ -328,8 +322,9 @@ func (d *Driver) startChampion(ctx context.Context, k uint64) (duel.Side, error)
 
 // Step runs epoch k (k ≥ 1), which reads window WindowOf(k, tempo): it
 // audits every peer block stored so far, commits the validator's latest
-// checkpoint, reveals the weights committed RevealPeriod epochs ago,
-// computes vTrust and sets (or commits) the winner-takes-all weights.
+// checkpoint, computes vTrust, reveals the weight commits due in the
+// chain's current epoch and sets (or commits) the winner-takes-all
+// weights.
 func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	if k == 0 {
 		return Report{}, errors.New("epoch: epoch 0 reads nothing")
@@ -371,9 +366,7 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	rep.Output = out
 
 	// 3. Weights: reveal what is due, then set or commit this epoch's.
-	if rep.Revealed, err = d.reveal(ctx, p, k); err != nil {
-		return rep, fmt.Errorf("epoch %d: %w", k, err)
-	}
+	rep.Revealed = d.reveal(ctx, p)
 	if len(out.Weights.UIDs) > 0 {
 		w := chain.Weights{UIDs: out.Weights.UIDs, Values: out.Weights.Values, VersionKey: p.VersionKey}
 		rep.Weights = &w
@@ -382,13 +375,9 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 			if err != nil {
 				return rep, fmt.Errorf("epoch %d: %w", k, err)
 			}
-			r := chain.Reveal{Weights: w, Salt: salt}
-			if err := c.CommitWeights(ctx, d.cfg.Key, chain.CommitHash(self, p.Netuid, r)); err != nil {
-				return rep, fmt.Errorf("epoch %d: commit weights: %w", k, err)
+			if err := d.commitWeights(ctx, p, k, chain.Reveal{Weights: w, Salt: salt}); err != nil {
+				return rep, fmt.Errorf("epoch %d: %w", k, err)
 			}
-			d.mu.Lock()
-			d.pending = append(d.pending, pendingReveal{epoch: k + p.RevealPeriod, reveal: r})
-			d.mu.Unlock()
 			rep.Committed = true
 		} else if err := c.SetWeights(ctx, d.cfg.Key, w); err != nil {
 			return rep, fmt.Errorf("epoch %d: set weights: %w", k, err)
@@ -463,33 +452,6 @@ func (d *Driver) save(k uint64, champion duel.Side) {
 	if err := saveState(d.cfg.StateFile, state{Epoch: k, Champion: champion}); err != nil {
 		d.cfg.Logger.Error("epoch: save state", "err", err)
 	}
-}
-
-// reveal reveals the commits due in epoch k and drops those past due.
-func (d *Driver) reveal(ctx context.Context, p chain.Params, k uint64) (int, error) {
-	d.mu.Lock()
-	pending := d.pending
-	d.pending = nil
-	d.mu.Unlock()
-	n := 0
-	var keep []pendingReveal
-	var errs []error
-	for _, pr := range pending {
-		switch {
-		case pr.epoch > k:
-			keep = append(keep, pr)
-		case pr.epoch == k:
-			if err := d.cfg.Chain.RevealWeights(ctx, d.cfg.Key, pr.reveal); err != nil {
-				errs = append(errs, fmt.Errorf("reveal weights committed for epoch %d: %w", pr.epoch, err))
-				continue
-			}
-			n++
-		}
-	}
-	d.mu.Lock()
-	d.pending = append(keep, d.pending...)
-	d.mu.Unlock()
-	return n, errors.Join(errs...)
 }
 
 // committed reports whether vc is already the validator's commitment on

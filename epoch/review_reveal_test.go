@@ -3,6 +3,8 @@ package epoch
 import (
 	"context"
 	"testing"
+
+	"github.com/affine-ledger/ledger/chain"
 )
 
 // TestReviewDethroneSticksUnderCommitReveal: a dethrone that every
@@ -47,14 +49,14 @@ func TestReviewDethroneSticksUnderCommitReveal(t *testing.T) {
 	}
 }
 
-// TestReviewLateStepRevealsInTheCommitsEpoch: with the default settle of
-// 1 block (tempo 10), Loop runs epoch k with the head anywhere in
+// TestLateStepRevealsInTheCommitsEpoch: with the default settle of 1
+// block (tempo 10), Loop runs epoch k with the head anywhere in
 // [k·T+1, (k+1)·T+1), so epoch 1 may run at head 20, already chain epoch
-// 2. Its commit is then in chain epoch 2 and due in epoch 3, but the driver
-// reveals it in its epoch 2 (k + RevealPeriod): the chain refuses it as too
-// early, the reveal error aborts epoch 2 (no commit, no champion update)
-// and the commit is dropped, so it is never revealed.
-func TestReviewLateStepRevealsInTheCommitsEpoch(t *testing.T) {
+// 2. Its commit is then in chain epoch 2 and due in chain epoch 3, not in
+// the driver's epoch 1 + RevealPeriod: revealing it at epoch 2 would be
+// refused as too early. A reveal the chain refuses is dropped without
+// failing the epoch.
+func TestLateStepRevealsInTheCommitsEpoch(t *testing.T) {
 	w := newModelWorld(t, true, 3, []uint64{100, 100, 100, 100})
 	ctx := context.Background()
 	d := w.drivers(t, w.champ)[0]
@@ -70,19 +72,34 @@ func TestReviewLateStepRevealsInTheCommitsEpoch(t *testing.T) {
 		t.Fatalf("epoch 1: committed %v, %v", rep.Committed, err)
 	}
 	advanceTo(21) // Loop runs epoch 2
-	if _, err := d.Step(ctx, 2); err != nil {
-		t.Errorf("epoch 2: %v", err)
+	if rep, err := d.Step(ctx, 2); err != nil || !rep.Committed || rep.Revealed != 0 {
+		t.Fatalf("epoch 2: committed %v, revealed %d, %v; want a commit and no reveal (both commits are due in chain epoch 3)", rep.Committed, rep.Revealed, err)
 	}
+	// A reveal the chain refuses (no commit hashes to it) is due too.
+	d.mu.Lock()
+	d.pending = append([]pendingReveal{{epoch: 2, from: 3, to: 3, reveal: chain.Reveal{
+		Weights: chain.Weights{UIDs: []uint16{0}, Values: []uint16{chain.MaxWeightValue}}, Salt: []uint16{1},
+	}}}, d.pending...)
+	d.mu.Unlock()
 	advanceTo(31) // Loop runs epoch 3
 	rep, err := d.Step(ctx, 3)
-	if err != nil {
-		t.Errorf("epoch 3: %v", err)
+	if err != nil || !rep.Committed {
+		t.Fatalf("epoch 3: committed %v, %v; a failed reveal must not fail the epoch", rep.Committed, err)
+	}
+	if rep.Revealed != 2 {
+		t.Errorf("epoch 3 revealed %d commits, want those of epochs 1 and 2", rep.Revealed)
 	}
 	rows, err := w.chain.Weights(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) == 0 {
-		t.Errorf("no weights in effect after epoch 3 (revealed %d): the commit of epoch 1 was never revealed", rep.Revealed)
+	if len(rows) != 1 {
+		t.Fatalf("weight rows after epoch 3: %+v, want the validator's", rows)
+	}
+	d.mu.Lock()
+	left := len(d.pending)
+	d.mu.Unlock()
+	if left != 1 {
+		t.Errorf("%d reveals pending after epoch 3, want only epoch 3's (the refused one dropped)", left)
 	}
 }
