@@ -55,6 +55,9 @@ type Report struct {
 	// validator had no block yet.
 	Commitment *chain.ValidatorCommitment `json:"commitment"`
 	Output     vtrust.Output              `json:"output"`
+	// Equivocators are the validators left out of the epoch for a fork
+	// (Equivocators), in byte order.
+	Equivocators []keys.PublicKey `json:"equivocators,omitempty"`
 	// Weights are the weights set (or committed), nil when the epoch has
 	// no winner with a uid; Committed tells whether they were committed
 	// for a later reveal.
@@ -237,7 +240,8 @@ func (d *Driver) Loop(ctx context.Context) error {
 // the chain, a block anchored at or after block number end: anchors never
 // go back along a chain, so it then holds every block of theirs in the
 // window before end. A validator that appends nothing past the window
-// (idle, offline) keeps it false until the driver stops waiting.
+// (idle, offline) keeps it false until the driver stops waiting; one the
+// store holds a fork proof of from before end is not waited for.
 func (d *Driver) complete(ctx context.Context, end uint64) bool {
 	st, err := d.cfg.Chain.At(ctx, end)
 	if err != nil {
@@ -247,9 +251,15 @@ func (d *Driver) complete(ctx context.Context, end uint64) bool {
 	if err != nil {
 		return false
 	}
+	// An equivocator's records are not read (Equivocators): there is
+	// nothing of it to wait for.
+	forked, err := Equivocators(d.cfg.Store, end)
+	if err != nil {
+		return false
+	}
 	self := d.cfg.Key.Public()
 	for _, v := range vals {
-		if v.Hotkey == self {
+		if v.Hotkey == self || forked[v.Hotkey] {
 			continue
 		}
 		h, err := d.cfg.Store.Head(v.Hotkey)
@@ -359,11 +369,12 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
 	}
-	out, _, err := Compute(ctx, c, d.auditor, k, champion)
+	e, err := compute(ctx, c, d.auditor, k, champion, nil)
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
 	}
-	rep.Output = out
+	out := e.out
+	rep.Output, rep.Equivocators = out, e.equivocators
 
 	// 3. Weights: reveal what is due, then set or commit this epoch's.
 	rep.Revealed = d.reveal(ctx, p)
