@@ -76,6 +76,11 @@ type Driver struct {
 	champion duel.Side
 	pending  []pendingReveal
 	last     *Report
+	// winners are recent epochs' winners as the driver computed them, and
+	// read what they read of the chain at their boundaries: the champion
+	// override (override.go) compares and computes again with them.
+	winners map[uint64]duel.Side
+	read    map[uint64]participants
 }
 
 // New checks cfg and returns a driver. With a nil Store it can only run as
@@ -87,7 +92,7 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	d := &Driver{cfg: cfg, champion: cfg.Champion}
+	d := &Driver{cfg: cfg, champion: cfg.Champion, winners: map[uint64]duel.Side{}, read: map[uint64]participants{}}
 	if cfg.Store != nil {
 		d.auditor = NewAuditor(cfg.Key.Public(), cfg.Store)
 	}
@@ -278,44 +283,54 @@ const maxCatchUp = 64
 // advance computes missed epoch k and moves the champion, without the
 // commitment or weights of a current epoch.
 func (d *Driver) advance(ctx context.Context, k uint64) error {
-	champion, err := d.startChampion(ctx, k)
+	p, err := d.cfg.Chain.Params(ctx)
+	if err != nil {
+		return fmt.Errorf("epoch %d: read chain params: %w", k, err)
+	}
+	champion, err := d.startChampion(ctx, p, k)
 	if err != nil {
 		return fmt.Errorf("epoch %d: %w", k, err)
 	}
-	out, w, err := Compute(ctx, d.cfg.Chain, d.auditor, k, champion)
+	e, err := compute(ctx, d.cfg.Chain, d.auditor, k, champion, nil)
 	if err != nil {
 		return fmt.Errorf("epoch %d: %w", k, err)
 	}
-	d.auditor.Prune(w.To)
+	d.remember(p, k, e.at, e.out.Champion)
+	d.auditor.Prune(pruneBefore(p, k))
 	d.mu.Lock()
-	d.champion = out.Champion
+	d.champion = e.out.Champion
 	d.mu.Unlock()
-	d.save(k, out.Champion)
+	d.save(k, e.out.Champion)
 	return nil
 }
 
 // startChampion is the champion epoch k starts from: the last epoch's
 // winner, or when there is none the first champion, where every
-// validator's duel loop starts its reign (spec/vtrust.md, "champion").
-// The chain is read as of the epoch's first block, as every validator
-// reads it.
-func (d *Driver) startChampion(ctx context.Context, k uint64) (duel.Side, error) {
+// validator's duel loop starts its reign (spec/vtrust.md, "champion");
+// overridden by the chain's weights when a majority of stake gives
+// another (override). The chain is read as of the epoch's first block,
+// as every validator reads it.
+func (d *Driver) startChampion(ctx context.Context, p chain.Params, k uint64) (duel.Side, error) {
 	d.mu.Lock()
 	champion := d.champion
 	d.mu.Unlock()
-	p, err := d.cfg.Chain.Params(ctx)
-	if err != nil {
-		return champion, fmt.Errorf("read chain params: %w", err)
-	}
 	at := Boundary(k, p.Tempo)
 	st, err := d.cfg.Chain.At(ctx, at)
 	if err != nil {
 		return champion, fmt.Errorf("read the chain at block %d, where epoch %d begins: %w", at, k, err)
 	}
-	if m, ok, err := ChainMajority(ctx, st); err == nil && ok && !sameSide(m, champion) {
-		d.cfg.Logger.Info("epoch: starting from the champion a majority of stake set weights for",
-			"champion", m.Hotkey.String(), "had", champion.Hotkey.String())
-		return m, nil
+	if m, ok, err := ChainMajority(ctx, st); err == nil && ok {
+		c, err := d.override(ctx, p, k, m, champion)
+		switch {
+		case err != nil:
+			d.cfg.Logger.Warn("epoch: champion override not applied", "epoch", k, "err", err)
+		case !sameSide(c, champion):
+			d.cfg.Logger.Info("epoch: starting from the champion the weights of a majority of stake give",
+				"epoch", k, "champion", c.Hotkey.String(), "had", champion.Hotkey.String())
+		}
+		if err == nil {
+			return c, nil
+		}
 	}
 	if champion.Hotkey != (keys.PublicKey{}) {
 		return champion, nil
@@ -365,7 +380,7 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	}
 
 	// 2. vTrust over what the ledger holds.
-	champion, err := d.startChampion(ctx, k)
+	champion, err := d.startChampion(ctx, p, k)
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
 	}
@@ -394,7 +409,8 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 			return rep, fmt.Errorf("epoch %d: set weights: %w", k, err)
 		}
 	}
-	d.auditor.Prune(rep.Window.To)
+	d.remember(p, k, e.at, out.Champion)
+	d.auditor.Prune(pruneBefore(p, k))
 	d.mu.Lock()
 	d.champion = out.Champion
 	d.last = &rep

@@ -92,6 +92,13 @@ func newModelWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []u
 // challenge has outcome o, fed until it decides.
 func (w *modelWorld) result(t *testing.T, o duel.Outcome) duel.Result {
 	t.Helper()
+	return w.duel(t, w.champ, w.con, o)
+}
+
+// duel is a duel of champion and contender in which every challenge has
+// outcome o, fed until it decides.
+func (w *modelWorld) duel(t *testing.T, champion, contender duel.Side, o duel.Outcome) duel.Result {
+	t.Helper()
 	a := recordtest.Anchor(3)
 	var samples []duel.Sample
 	for i := range 24 {
@@ -100,7 +107,7 @@ func (w *modelWorld) result(t *testing.T, o duel.Outcome) duel.Result {
 		samples = append(samples, duel.Sample{ID: challenge.ID{Env: "mult8", Version: 1, Seed: seed}, Outcome: o})
 		r, err := duel.Recompute(duel.Input{
 			Start:    duel.Anchor{Number: a.Number, Hash: duel.Hash(a.Hash)},
-			Champion: w.champ, Contender: w.con,
+			Champion: champion, Contender: contender,
 			Rule: duel.EverySampleRule(1960, 12, 24), RatioPPM: 500_000,
 			Envs: []duel.EnvInput{{Env: "mult8", Samples: samples}},
 		})

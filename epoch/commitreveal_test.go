@@ -7,15 +7,14 @@ import (
 	"github.com/affine-ledger/ledger/chain"
 )
 
-// TestReviewDethroneSticksUnderCommitReveal: a dethrone that every
-// validator agreed on in epoch 3 must hold in epoch 4, when no duel was
-// run. Without commit-reveal it does. With commit-reveal (reveal period 1)
-// the weights in effect at epoch 4's first block are those revealed in
-// epoch 3, i.e. committed in epoch 2, naming epoch 2's winner: the chain
-// "majority" override (spec/vtrust.md) then starts epoch 4 from the old
-// champion and the dethrone is undone; epoch 5 reads epoch 3's reveal and
-// flips back, and so on.
-func TestReviewDethroneSticksUnderCommitReveal(t *testing.T) {
+// TestDethroneSticksUnderCommitReveal: a dethrone that every validator
+// agreed on in epoch 3 holds in the epochs after, when no duel is run.
+// With commit-reveal (reveal period 1) the weights in effect at epoch 4's
+// first block are those revealed in epoch 3, i.e. committed in epoch 2,
+// naming epoch 2's winner: taken for epoch 3's, the champion override
+// (spec/vtrust.md) would start epoch 4 from the old champion, undo the
+// dethrone, and flip back and forth from then on.
+func TestDethroneSticksUnderCommitReveal(t *testing.T) {
 	for _, cr := range []bool{false, true} {
 		name := "set_weights"
 		if cr {
