@@ -23,9 +23,11 @@ func ChainWinner(ctx context.Context, c chain.Reader) (_ duel.Side, ok bool, _ e
 
 // ChainMajority is ChainWinner when the rows that put the winner first
 // hold more than half of all validator-permit stake, ok false otherwise.
-// A driver starts every epoch from it when there is one: validators that
-// split on a champion (one computed an epoch before a vote reached it)
-// come back together as soon as a majority of stake has set weights.
+// A driver's champion override reads it at every epoch's first block, so
+// that validators that split on a champion (one computed an epoch before
+// a vote reached it) come back together once a majority of stake has set
+// weights. Under commit-reveal the rows read name the winner of an epoch
+// RevealPeriod epochs older than without (override.go).
 func ChainMajority(ctx context.Context, c chain.Reader) (_ duel.Side, ok bool, _ error) {
 	s, majority, ok, err := chainWinner(ctx, c)
 	return s, ok && majority, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -13,30 +14,69 @@ import (
 // a catches up on the peer blocks of its store, then vtrust.Epoch runs
 // over the chain's validators and miners and the window's votes and
 // reproduced outcomes, from champion (the previous epoch's winner).
+// Validators the store holds a fork proof of, forked before the window's
+// end, are left out (Equivocators).
 func Compute(ctx context.Context, c chain.Chain, a *Auditor, k uint64, champion duel.Side) (vtrust.Output, Window, error) {
+	e, err := compute(ctx, c, a, k, champion, nil)
+	return e.out, e.window, err
+}
+
+// participants is what an epoch reads of the chain at its boundary.
+type participants struct {
+	vals   []vtrust.Validator
+	miners []vtrust.Miner
+}
+
+// computed is one epoch's computation and what it read.
+type computed struct {
+	out    vtrust.Output
+	window Window
+	at     participants
+	// equivocators are the validators left out, in byte order.
+	equivocators []keys.PublicKey
+}
+
+// compute is Compute; with known set it takes the participants from
+// there instead of reading the chain's state at the boundary (which a
+// pruned chain node may no longer hold).
+func compute(ctx context.Context, c chain.Chain, a *Auditor, k uint64, champion duel.Side, known *participants) (computed, error) {
 	if k == 0 {
-		return vtrust.Output{}, Window{}, fmt.Errorf("epoch 0 reads nothing: epochs start at 1")
+		return computed{}, fmt.Errorf("epoch 0 reads nothing: epochs start at 1")
 	}
 	p, err := c.Params(ctx)
 	if err != nil {
-		return vtrust.Output{}, Window{}, fmt.Errorf("read chain params: %w", err)
+		return computed{}, fmt.Errorf("read chain params: %w", err)
 	}
-	w := WindowOf(k, p.Tempo)
+	e := computed{window: WindowOf(k, p.Tempo)}
 	if _, err := a.CatchUp(); err != nil {
-		return vtrust.Output{}, w, err
+		return e, err
 	}
-	st, err := c.At(ctx, w.To)
+	if known != nil {
+		e.at = *known
+	} else {
+		st, err := c.At(ctx, e.window.To)
+		if err != nil {
+			return e, fmt.Errorf("read the chain at block %d, where epoch %d begins: %w", e.window.To, k, err)
+		}
+		if e.at.vals, e.at.miners, err = Participants(ctx, st); err != nil {
+			return e, err
+		}
+	}
+	forked, err := Equivocators(a.store, e.window.To)
 	if err != nil {
-		return vtrust.Output{}, w, fmt.Errorf("read the chain at block %d, where epoch %d begins: %w", w.To, k, err)
+		return e, err
 	}
-	vals, miners, err := Participants(ctx, st)
+	e.equivocators = sortedKeys(forked)
+	var vals []vtrust.Validator
+	for _, v := range e.at.vals {
+		if !forked[v.Hotkey] {
+			vals = append(vals, v)
+		}
+	}
+	votes, outcomes, err := Ledger(a.store, a.self, e.window, a.Outcomes(), forked)
 	if err != nil {
-		return vtrust.Output{}, w, err
+		return e, err
 	}
-	votes, outcomes, err := Ledger(a.store, a.self, w, a.Outcomes())
-	if err != nil {
-		return vtrust.Output{}, w, err
-	}
-	out, err := vtrust.Epoch(vtrust.Input{Validators: vals, Miners: miners, Champion: champion, Outcomes: outcomes, Votes: votes})
-	return out, w, err
+	e.out, err = vtrust.Epoch(vtrust.Input{Validators: vals, Miners: e.at.miners, Champion: champion, Outcomes: outcomes, Votes: votes})
+	return e, err
 }

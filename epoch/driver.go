@@ -55,6 +55,9 @@ type Report struct {
 	// validator had no block yet.
 	Commitment *chain.ValidatorCommitment `json:"commitment"`
 	Output     vtrust.Output              `json:"output"`
+	// Equivocators are the validators left out of the epoch for a fork
+	// (Equivocators), in byte order.
+	Equivocators []keys.PublicKey `json:"equivocators,omitempty"`
 	// Weights are the weights set (or committed), nil when the epoch has
 	// no winner with a uid; Committed tells whether they were committed
 	// for a later reveal.
@@ -73,12 +76,11 @@ type Driver struct {
 	champion duel.Side
 	pending  []pendingReveal
 	last     *Report
-}
-
-// pendingReveal is a weight commit waiting for its reveal epoch.
-type pendingReveal struct {
-	epoch  uint64
-	reveal chain.Reveal
+	// winners are recent epochs' winners as the driver computed them, and
+	// read what they read of the chain at their boundaries: the champion
+	// override (override.go) compares and computes again with them.
+	winners map[uint64]duel.Side
+	read    map[uint64]participants
 }
 
 // New checks cfg and returns a driver. With a nil Store it can only run as
@@ -90,7 +92,7 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	d := &Driver{cfg: cfg, champion: cfg.Champion}
+	d := &Driver{cfg: cfg, champion: cfg.Champion, winners: map[uint64]duel.Side{}, read: map[uint64]participants{}}
 	if cfg.Store != nil {
 		d.auditor = NewAuditor(cfg.Key.Public(), cfg.Store)
 	}
@@ -243,7 +245,8 @@ func (d *Driver) Loop(ctx context.Context) error {
 // the chain, a block anchored at or after block number end: anchors never
 // go back along a chain, so it then holds every block of theirs in the
 // window before end. A validator that appends nothing past the window
-// (idle, offline) keeps it false until the driver stops waiting.
+// (idle, offline) keeps it false until the driver stops waiting; one the
+// store holds a fork proof of from before end is not waited for.
 func (d *Driver) complete(ctx context.Context, end uint64) bool {
 	st, err := d.cfg.Chain.At(ctx, end)
 	if err != nil {
@@ -253,9 +256,15 @@ func (d *Driver) complete(ctx context.Context, end uint64) bool {
 	if err != nil {
 		return false
 	}
+	// An equivocator's records are not read (Equivocators): there is
+	// nothing of it to wait for.
+	forked, err := Equivocators(d.cfg.Store, end)
+	if err != nil {
+		return false
+	}
 	self := d.cfg.Key.Public()
 	for _, v := range vals {
-		if v.Hotkey == self {
+		if v.Hotkey == self || forked[v.Hotkey] {
 			continue
 		}
 		h, err := d.cfg.Store.Head(v.Hotkey)
@@ -274,44 +283,54 @@ const maxCatchUp = 64
 // advance computes missed epoch k and moves the champion, without the
 // commitment or weights of a current epoch.
 func (d *Driver) advance(ctx context.Context, k uint64) error {
-	champion, err := d.startChampion(ctx, k)
+	p, err := d.cfg.Chain.Params(ctx)
+	if err != nil {
+		return fmt.Errorf("epoch %d: read chain params: %w", k, err)
+	}
+	champion, err := d.startChampion(ctx, p, k)
 	if err != nil {
 		return fmt.Errorf("epoch %d: %w", k, err)
 	}
-	out, w, err := Compute(ctx, d.cfg.Chain, d.auditor, k, champion)
+	e, err := compute(ctx, d.cfg.Chain, d.auditor, k, champion, nil)
 	if err != nil {
 		return fmt.Errorf("epoch %d: %w", k, err)
 	}
-	d.auditor.Prune(w.To)
+	d.remember(p, k, e.at, e.out.Champion)
+	d.auditor.Prune(pruneBefore(p, k))
 	d.mu.Lock()
-	d.champion = out.Champion
+	d.champion = e.out.Champion
 	d.mu.Unlock()
-	d.save(k, out.Champion)
+	d.save(k, e.out.Champion)
 	return nil
 }
 
 // startChampion is the champion epoch k starts from: the last epoch's
 // winner, or when there is none the first champion, where every
-// validator's duel loop starts its reign (spec/vtrust.md, "champion").
-// The chain is read as of the epoch's first block, as every validator
-// reads it.
-func (d *Driver) startChampion(ctx context.Context, k uint64) (duel.Side, error) {
+// validator's duel loop starts its reign (spec/vtrust.md, "champion");
+// overridden by the chain's weights when a majority of stake gives
+// another (override). The chain is read as of the epoch's first block,
+// as every validator reads it.
+func (d *Driver) startChampion(ctx context.Context, p chain.Params, k uint64) (duel.Side, error) {
 	d.mu.Lock()
 	champion := d.champion
 	d.mu.Unlock()
-	p, err := d.cfg.Chain.Params(ctx)
-	if err != nil {
-		return champion, fmt.Errorf("read chain params: %w", err)
-	}
 	at := Boundary(k, p.Tempo)
 	st, err := d.cfg.Chain.At(ctx, at)
 	if err != nil {
 		return champion, fmt.Errorf("read the chain at block %d, where epoch %d begins: %w", at, k, err)
 	}
-	if m, ok, err := ChainMajority(ctx, st); err == nil && ok && !sameSide(m, champion) {
-		d.cfg.Logger.Info("epoch: starting from the champion a majority of stake set weights for",
-			"champion", m.Hotkey.String(), "had", champion.Hotkey.String())
-		return m, nil
+	if m, ok, err := ChainMajority(ctx, st); err == nil && ok {
+		c, err := d.override(ctx, p, k, m, champion)
+		switch {
+		case err != nil:
+			d.cfg.Logger.Warn("epoch: champion override not applied", "epoch", k, "err", err)
+		case !sameSide(c, champion):
+			d.cfg.Logger.Info("epoch: starting from the champion the weights of a majority of stake give",
+				"epoch", k, "champion", c.Hotkey.String(), "had", champion.Hotkey.String())
+		}
+		if err == nil {
+			return c, nil
+		}
 	}
 	if champion.Hotkey != (keys.PublicKey{}) {
 		return champion, nil
@@ -328,8 +347,9 @@ func (d *Driver) startChampion(ctx context.Context, k uint64) (duel.Side, error)
 
 // Step runs epoch k (k ≥ 1), which reads window WindowOf(k, tempo): it
 // audits every peer block stored so far, commits the validator's latest
-// checkpoint, reveals the weights committed RevealPeriod epochs ago,
-// computes vTrust and sets (or commits) the winner-takes-all weights.
+// checkpoint, computes vTrust, reveals the weight commits due in the
+// chain's current epoch and sets (or commits) the winner-takes-all
+// weights.
 func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	if k == 0 {
 		return Report{}, errors.New("epoch: epoch 0 reads nothing")
@@ -360,20 +380,19 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	}
 
 	// 2. vTrust over what the ledger holds.
-	champion, err := d.startChampion(ctx, k)
+	champion, err := d.startChampion(ctx, p, k)
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
 	}
-	out, _, err := Compute(ctx, c, d.auditor, k, champion)
+	e, err := compute(ctx, c, d.auditor, k, champion, nil)
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
 	}
-	rep.Output = out
+	out := e.out
+	rep.Output, rep.Equivocators = out, e.equivocators
 
 	// 3. Weights: reveal what is due, then set or commit this epoch's.
-	if rep.Revealed, err = d.reveal(ctx, p, k); err != nil {
-		return rep, fmt.Errorf("epoch %d: %w", k, err)
-	}
+	rep.Revealed = d.reveal(ctx, p)
 	if len(out.Weights.UIDs) > 0 {
 		w := chain.Weights{UIDs: out.Weights.UIDs, Values: out.Weights.Values, VersionKey: p.VersionKey}
 		rep.Weights = &w
@@ -382,19 +401,16 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 			if err != nil {
 				return rep, fmt.Errorf("epoch %d: %w", k, err)
 			}
-			r := chain.Reveal{Weights: w, Salt: salt}
-			if err := c.CommitWeights(ctx, d.cfg.Key, chain.CommitHash(self, p.Netuid, r)); err != nil {
-				return rep, fmt.Errorf("epoch %d: commit weights: %w", k, err)
+			if err := d.commitWeights(ctx, p, k, chain.Reveal{Weights: w, Salt: salt}); err != nil {
+				return rep, fmt.Errorf("epoch %d: %w", k, err)
 			}
-			d.mu.Lock()
-			d.pending = append(d.pending, pendingReveal{epoch: k + p.RevealPeriod, reveal: r})
-			d.mu.Unlock()
 			rep.Committed = true
 		} else if err := c.SetWeights(ctx, d.cfg.Key, w); err != nil {
 			return rep, fmt.Errorf("epoch %d: set weights: %w", k, err)
 		}
 	}
-	d.auditor.Prune(rep.Window.To)
+	d.remember(p, k, e.at, out.Champion)
+	d.auditor.Prune(pruneBefore(p, k))
 	d.mu.Lock()
 	d.champion = out.Champion
 	d.last = &rep
@@ -408,7 +424,8 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 
 // resume returns the first epoch to compute, given the current one, and
 // sets the champion to start from: the state file's, if the driver has
-// one (it goes on from the epoch after its last); else, when the chain
+// one (it goes on from the epoch after its last, and a state file past
+// the current epoch is refused); else, when the chain
 // has validators' weights, the winner they give (from the current epoch
 // on: what came before is the chain's consensus); else the first
 // champion, from epoch 1 (a new network), at most maxCatchUp epochs back.
@@ -420,6 +437,13 @@ func (d *Driver) resume(ctx context.Context, current uint64) (uint64, error) {
 			return 0, err
 		}
 		if ok {
+			// The chain never goes back: a state past its head is another
+			// network's, or a reset devnet's. Going on from it would wait
+			// for an epoch the chain reaches only much later, silently.
+			if st.Epoch > current {
+				return 0, fmt.Errorf("epoch state %s: epoch %d computed, but the chain is in epoch %d (another chain, or one reset?): remove it to start again from the chain's weights",
+					d.cfg.StateFile, st.Epoch, current)
+			}
 			d.mu.Lock()
 			d.champion = st.Champion
 			d.mu.Unlock()
@@ -455,33 +479,6 @@ func (d *Driver) save(k uint64, champion duel.Side) {
 	if err := saveState(d.cfg.StateFile, state{Epoch: k, Champion: champion}); err != nil {
 		d.cfg.Logger.Error("epoch: save state", "err", err)
 	}
-}
-
-// reveal reveals the commits due in epoch k and drops those past due.
-func (d *Driver) reveal(ctx context.Context, p chain.Params, k uint64) (int, error) {
-	d.mu.Lock()
-	pending := d.pending
-	d.pending = nil
-	d.mu.Unlock()
-	n := 0
-	var keep []pendingReveal
-	var errs []error
-	for _, pr := range pending {
-		switch {
-		case pr.epoch > k:
-			keep = append(keep, pr)
-		case pr.epoch == k:
-			if err := d.cfg.Chain.RevealWeights(ctx, d.cfg.Key, pr.reveal); err != nil {
-				errs = append(errs, fmt.Errorf("reveal weights committed for epoch %d: %w", pr.epoch, err))
-				continue
-			}
-			n++
-		}
-	}
-	d.mu.Lock()
-	d.pending = append(keep, d.pending...)
-	d.mu.Unlock()
-	return n, errors.Join(errs...)
 }
 
 // committed reports whether vc is already the validator's commitment on

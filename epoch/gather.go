@@ -59,8 +59,10 @@ func Participants(ctx context.Context, c chain.Reader) ([]vtrust.Validator, []vt
 // the duel results linked by every validator's blocks anchored in w, the
 // auditor's own outcomes about those blocks, and the outcome records
 // peers linked that the auditor reproduced (same record, same verdict).
-// own are the auditor's outcomes (Auditor.Outcomes).
-func Ledger(s *ledger.Store, self keys.PublicKey, w Window, own []vtrust.Outcome) ([]vtrust.Vote, []vtrust.Outcome, error) {
+// own are the auditor's outcomes (Auditor.Outcomes). The blocks of the
+// validators in skip (Equivocators) are not read, and no outcome about
+// them is returned.
+func Ledger(s *ledger.Store, self keys.PublicKey, w Window, own []vtrust.Outcome, skip map[keys.PublicKey]bool) ([]vtrust.Vote, []vtrust.Outcome, error) {
 	var votes []vtrust.Vote
 	var peerOutcomes []vtrust.Outcome
 	inWindow := map[string]bool{}
@@ -69,7 +71,9 @@ func Ledger(s *ledger.Store, self keys.PublicKey, w Window, own []vtrust.Outcome
 		if err != nil {
 			return nil, nil, fmt.Errorf("read chain heads: %w", err)
 		}
-		validators = append(validators, h.Block.Validator)
+		if !skip[h.Block.Validator] {
+			validators = append(validators, h.Block.Validator)
+		}
 	}
 	for _, v := range validators {
 		for b, err := range s.Blocks(v, 0) {

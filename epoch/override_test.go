@@ -1,0 +1,88 @@
+package epoch
+
+import (
+	"context"
+	"testing"
+
+	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/ledger"
+)
+
+// TestOverrideHealsASplit: validators 0-2 dethrone the champion in epoch
+// 3's window, but their blocks reach validator 3 only after it computed
+// epoch 3, which it ends with the old champion. The champion override
+// brings it back once the weights of a majority of stake for epoch 3 are
+// in effect at an epoch's first block: epoch 4 without commit-reveal,
+// epoch 5 with a reveal period of 1 (committed in epoch 3, revealed in 4),
+// when validator 3 computes epoch 4 again from the contender. In the
+// "retaken" case the old champion wins its title back in epoch 4's
+// window, which validator 3 holds in time: only computing epoch 4 again,
+// rather than taking the majority's winner of epoch 3 for epoch 4's, gets
+// that right. Meanwhile the others never move.
+func TestOverrideHealsASplit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cr      bool
+		retaken bool
+		healed  uint64
+	}{
+		{"set_weights", false, false, 4},
+		{"commit_reveal", true, false, 5},
+		{"set_weights_retaken", false, true, 4},
+		{"commit_reveal_retaken", true, true, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newModelWorld(t, tc.cr, 0, []uint64{100, 100, 100, 100})
+			ctx := context.Background()
+			late := copyStore(t, w.store)
+			var dethrone, retake []ledger.StoredBlock
+			for _, k := range w.keys[:3] {
+				dethrone = append(dethrone, appendDuel(t, w.store, k, 23, w.result(t, duel.Win)))
+			}
+			if tc.retaken {
+				for _, k := range w.keys[:3] {
+					retake = append(retake, appendDuel(t, w.store, k, 33, w.duel(t, w.con, w.champ, duel.Win)))
+				}
+			}
+			ds := w.drivers(t, w.champ)
+			var err error
+			if ds[3], err = New(Config{Chain: w.chain, Store: late, Key: w.keys[3], Champion: w.champ}); err != nil {
+				t.Fatal(err)
+			}
+			// want tells whether the contender holds the title after epoch k.
+			want := func(i int, k uint64) bool {
+				switch {
+				case k < 3:
+					return false
+				case tc.retaken && k >= 4:
+					return false
+				case i == 3:
+					return k >= tc.healed
+				}
+				return true
+			}
+			for k := uint64(1); k <= 6; k++ {
+				head, _ := w.chain.Head(ctx)
+				if err := w.chain.Advance(int(k*tempo + 1 - head.Number)); err != nil {
+					t.Fatal(err)
+				}
+				for i, d := range ds {
+					rep, err := d.Step(ctx, k)
+					if err != nil {
+						t.Fatalf("validator %d epoch %d: %v", i, k, err)
+					}
+					if got := rep.Output.Champion.Hotkey == w.con.Hotkey; got != want(i, k) {
+						t.Errorf("validator %d: epoch %d ends with the contender %v, want %v", i, k, got, want(i, k))
+					}
+				}
+				if k == 3 {
+					for _, b := range append(dethrone, retake...) {
+						if err := putBlock(t, w.store, late, b); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+		})
+	}
+}
