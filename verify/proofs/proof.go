@@ -2,10 +2,8 @@ package proofs
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/ipfs/go-cid"
 	"github.com/transparency-dev/merkle/proof"
@@ -81,42 +79,6 @@ type Proved struct {
 	OlderHeight     uint64             `json:"older_height,omitempty"`
 	OlderBlock      string             `json:"older_block,omitempty"`
 	OlderCheckpoint *record.Checkpoint `json:"older_checkpoint,omitempty"`
-}
-
-// ReadProof reads a proof file of either type strictly (unknown members
-// are errors) and returns *InclusionProof or *ConsistencyProof.
-func ReadProof(r io.Reader) (any, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxProofFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxProofFile {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrProofFormat, MaxProofFile)
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProofFormat, err)
-	}
-	var p any
-	switch head.Type {
-	case InclusionType:
-		p = &InclusionProof{}
-	case ConsistencyType:
-		p = &ConsistencyProof{}
-	default:
-		return nil, fmt.Errorf("%w: type %q, want %q or %q", ErrProofFormat, head.Type, InclusionType, ConsistencyType)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(p); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProofFormat, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: data after the proof object", ErrProofFormat)
-	}
-	return p, nil
 }
 
 // VerifyProof checks a proof read by ReadProof.
