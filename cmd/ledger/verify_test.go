@@ -302,7 +302,7 @@ func TestProofCommands(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"block", "checkpoint", "height", "older_block", "older_checkpoint", "type", "validator"}
+	want := []string{"block", "checkpoint", "height", "older_block", "older_checkpoint", "older_height", "type", "validator"}
 	if code != 0 || !res.OK || !reflect.DeepEqual(keys, want) {
 		t.Fatalf("verify-proof consistency: %d %s", code, out)
 	}

@@ -72,11 +72,14 @@ type Proved struct {
 	Height     uint64            `json:"height"`
 	Block      string            `json:"block"`
 	Checkpoint record.Checkpoint `json:"checkpoint"`
-	// Transcript and Leaf: inclusion proofs only.
-	Transcript string `json:"transcript,omitempty"`
-	Leaf       uint64 `json:"leaf,omitempty"`
-	// OlderHeight, OlderBlock and OlderCheckpoint: consistency proofs only.
-	OlderHeight     uint64             `json:"older_height,omitempty"`
+	// Transcript and Leaf: inclusion proofs only. Leaf is a pointer so
+	// that leaf 0 is printed and only a consistency proof's absent leaf is
+	// omitted.
+	Transcript string  `json:"transcript,omitempty"`
+	Leaf       *uint64 `json:"leaf,omitempty"`
+	// OlderHeight, OlderBlock and OlderCheckpoint: consistency proofs only
+	// (OlderHeight a pointer for height 0, as Leaf).
+	OlderHeight     *uint64            `json:"older_height,omitempty"`
 	OlderBlock      string             `json:"older_block,omitempty"`
 	OlderCheckpoint *record.Checkpoint `json:"older_checkpoint,omitempty"`
 }
@@ -110,7 +113,8 @@ func (p *InclusionProof) Verify() (Proved, error) {
 		return out, fmt.Errorf("%w: tree size %d, the block's checkpoint has %d", ErrProof, p.TreeSize, blk.Checkpoint.Size)
 	}
 	c := codec.Sum(p.Transcript)
-	out.Transcript, out.Leaf = c.String(), p.LeafIndex
+	leaf := p.LeafIndex
+	out.Transcript, out.Leaf = c.String(), &leaf
 	if p.CID != c.String() {
 		return out, fmt.Errorf("%w: the transcript bytes hash to %s, the proof names %s", ErrProof, c, p.CID)
 	}
@@ -145,7 +149,7 @@ func (p *ConsistencyProof) Verify() (Proved, error) {
 	}
 	ocp := older.Checkpoint
 	out := Proved{Type: p.Type, Validator: newer.Validator, Height: newer.Height, Block: nc.String(), Checkpoint: newer.Checkpoint,
-		OlderHeight: older.Height, OlderBlock: oc.String(), OlderCheckpoint: &ocp}
+		OlderHeight: &older.Height, OlderBlock: oc.String(), OlderCheckpoint: &ocp}
 	switch {
 	case older.Validator != newer.Validator:
 		return out, fmt.Errorf("%w: blocks of two validators, %s and %s", ErrProof, older.Validator, newer.Validator)
