@@ -199,9 +199,12 @@ func checkProofFile(t *testing.T, file, artifacts string, st ledger.StoredTransc
 	if err != nil {
 		t.Fatalf("downloaded proof does not verify: %v", err)
 	}
-	if proved.Transcript != st.Ref.CID.String() || proved.Validator != st.Validator || proved.Leaf != st.Ref.Leaf {
+	if proved.Leaf == nil {
+		t.Fatalf("downloaded proof proves no leaf: %+v", proved)
+	}
+	if proved.Transcript != st.Ref.CID.String() || proved.Validator != st.Validator || *proved.Leaf != st.Ref.Leaf {
 		t.Fatalf("downloaded proof proves transcript %s leaf %d of %s, want %s leaf %d of %s",
-			proved.Transcript, proved.Leaf, proved.Validator, st.Ref.CID, st.Ref.Leaf, st.Validator)
+			proved.Transcript, *proved.Leaf, proved.Validator, st.Ref.CID, st.Ref.Leaf, st.Validator)
 	}
 	os.WriteFile(filepath.Join(artifacts, "inclusion-proof.json"), raw, 0o644)
 	return proved

@@ -11,7 +11,9 @@ import (
 
 // StoreScope narrows a store audit.
 type StoreScope struct {
-	// Validator, if set, limits the audit to that validator's chain.
+	// Validator, if set, limits the audit to that validator's chain and
+	// its fork proofs: another validator's equivocation is not a failure
+	// of this one (spec/verify.md).
 	Validator *keys.PublicKey
 	// From is the first height to verify in every chain; the state before
 	// it (link, time, anchor, log) is taken from the signed block at From-1
@@ -45,8 +47,9 @@ func StoreHeads(s *ledger.Store, scope StoreScope) ([]ChainHead, error) {
 	return out, nil
 }
 
-// VerifyStore audits the chains of heads (from StoreHeads) and every
-// recorded fork proof of s. The error is for a store that cannot be read at
+// VerifyStore audits the chains of heads (from StoreHeads) and the
+// recorded fork proofs of s, those of scope.Validator only if set. The
+// error is for a store that cannot be read at
 // all; everything else is a failure in the report.
 func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Options) (Report, error) {
 	opts.ConcurrentFetch = true
@@ -105,6 +108,9 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 		if err != nil {
 			vf.Fail(Failure{Transcript: -1, Reason: fmt.Sprintf("read fork proofs: %v", err)})
 			break
+		}
+		if scope.Validator != nil && p.Validator != *scope.Validator {
+			continue
 		}
 		vf.ForkProof(p.Raw, p.CID)
 	}

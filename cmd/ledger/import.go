@@ -20,12 +20,13 @@ func newImportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import",
 		Short: "Load a CARv1 archive into a store, checking everything",
-		Long: `Loads an archive written by ledger export into a store (created if missing). Nothing in
-the file is trusted: every section is checked against its CID, the archive's order is
-enforced, every block goes through the verifier (re-execution included unless
---no-reexec) and then through the store's own checks, in height order per validator, and
-the roots must name the chains' last blocks. It stops at the first problem; blocks loaded
-before it are valid and stay.` + exitCodesHelp,
+		Long: `Loads an archive written by ledger export into a store (created if missing). --data is a
+store directory or a node's data directory, whose store/ is used (and created if missing), as
+every other command reads it. Nothing in the file is trusted: every section is checked against
+its CID, the archive's order is enforced, every block goes through the verifier (re-execution
+included unless --no-reexec) and then through the store's own checks, in height order per
+validator, and the roots must name the chains' last blocks. It stops at the first problem;
+blocks loaded before it are valid and stay.` + exitCodesHelp,
 		Example: `  ledger import --data ~/.ledger/store --car ledger.car
   ssh validator ledger export --data /srv/ledger --out - | ledger import --data ~/.ledger/store --car -`,
 		Args: cobra.NoArgs,
@@ -38,7 +39,7 @@ before it are valid and stay.` + exitCodesHelp,
 				return err
 			}
 			defer in.Close()
-			s, err := ledger.Open(dataDir)
+			s, err := ledger.Open(newStoreDir(dataDir))
 			if err != nil {
 				return err
 			}
@@ -69,7 +70,7 @@ before it are valid and stay.` + exitCodesHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory (created if missing)")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory (created if missing)")
 	f.StringVar(&carFile, "car", "", "archive written by ledger export (- for standard input)")
 	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	f.BoolVar(&noReexec, "no-reexec", false, "skip re-executing transcripts before storing them")

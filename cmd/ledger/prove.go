@@ -112,10 +112,10 @@ func printProved(w io.Writer, p proofs.Proved) {
 	switch p.Type {
 	case proofs.InclusionType:
 		fmt.Fprintf(w, "ok: transcript %s is leaf %d of the log of %s\n    at height %d (block %s), size %d, root %s\n",
-			p.Transcript, p.Leaf, p.Validator, p.Height, p.Block, p.Checkpoint.Size, p.Checkpoint.Root)
+			p.Transcript, *p.Leaf, p.Validator, p.Height, p.Block, p.Checkpoint.Size, p.Checkpoint.Root)
 	default:
 		fmt.Fprintf(w, "ok: the log of %s at height %d (size %d, root %s)\n    is a prefix of its log at height %d (block %s, size %d, root %s)\n",
-			p.Validator, p.OlderHeight, p.OlderCheckpoint.Size, p.OlderCheckpoint.Root, p.Height, p.Block, p.Checkpoint.Size, p.Checkpoint.Root)
+			p.Validator, *p.OlderHeight, p.OlderCheckpoint.Size, p.OlderCheckpoint.Root, p.Height, p.Block, p.Checkpoint.Size, p.Checkpoint.Root)
 	}
 }
 

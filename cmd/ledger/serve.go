@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -111,20 +110,6 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 	f.Uint64Var(&tempo, "tempo", 0, "epoch length in chain blocks for the vTrust view (default: the chain's, or 360)")
 	f.DurationVar(&refresh, "refresh", explorer.DefaultRefresh, "how often the explorer's index reads new blocks at most")
 	return cmd
-}
-
-// storeDir accepts a store directory or a node data directory holding one
-// in store/.
-func storeDir(dir string) (string, error) {
-	for _, d := range []string{dir, filepath.Join(dir, "store")} {
-		if m, _ := filepath.Glob(filepath.Join(d, "MANIFEST-*")); len(m) > 0 {
-			return d, nil
-		}
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return "", usageError{fmt.Sprintf("--data: %v", err)}
-	}
-	return "", usageError{fmt.Sprintf("--data %s holds no ledger store (neither it nor %s)", dir, filepath.Join(dir, "store"))}
 }
 
 func isLoopback(a net.Addr) bool {

@@ -31,7 +31,8 @@ transcripts), every transcript and decision against its CID, challenge-ID unique
 validator, challenge seeds against the recorded anchors, and (unless --no-reexec) the
 re-execution of every transcript through its environment: the regenerated prompt, every
 observation, every reward and the reason must be what was recorded. Recorded fork proofs
-(a validator signing two blocks at one height) are reported as failures.
+(a validator signing two blocks at one height) are reported as failures; with --validator,
+only that validator's.
 
 It streams: memory stays flat however large the ledger. The first failure of each chain is
 reported with validator, height, block CID, transcript index and reason.` + exitCodesHelp,

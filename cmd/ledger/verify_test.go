@@ -302,10 +302,55 @@ func TestProofCommands(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"block", "checkpoint", "height", "older_block", "older_checkpoint", "type", "validator"}
+	want := []string{"block", "checkpoint", "height", "older_block", "older_checkpoint", "older_height", "type", "validator"}
 	if code != 0 || !res.OK || !reflect.DeepEqual(keys, want) {
 		t.Fatalf("verify-proof consistency: %d %s", code, out)
 	}
 }
 
 func cidFromBytes(b []byte) (int, cid.Cid, error) { return cid.CidFromBytes(b) }
+
+// TestVerifyValidatorScope: --validator V audits V's chain and V's fork
+// proofs only: another validator's equivocation does not fail the audit
+// of V's clean chain, and V's own still fails V's.
+func TestVerifyValidatorScope(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	s, err := ledger.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verifytest.Equivocate(s, verifytest.Key(1), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	type report struct {
+		OK         bool `json:"ok"`
+		ForkProofs int  `json:"fork_proofs"`
+		Failures   []struct {
+			Validator string `json:"validator"`
+			Height    uint64 `json:"height"`
+			Reason    string `json:"reason"`
+		} `json:"failures"`
+	}
+	audit := func(v string) (int, report, string) {
+		t.Helper()
+		code, out, errs := ledgerRun(t, "verify", "--data", dir, "--validator", v, "--json", "--no-reexec")
+		var rep report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("verify --validator %s: %d %s %s", v, code, out, errs)
+		}
+		return code, rep, out
+	}
+	v0, v1 := verifytest.Key(0).Public().String(), verifytest.Key(1).Public().String()
+	if code, rep, out := audit(v0); code != 0 || !rep.OK || rep.ForkProofs != 0 {
+		t.Errorf("verify of validator 0's clean chain: exit %d, failures of another validator: %s", code, out)
+	}
+	code, rep, out := audit(v1)
+	if code != 1 || rep.OK || rep.ForkProofs != 1 || len(rep.Failures) != 1 ||
+		rep.Failures[0].Validator != v1 || rep.Failures[0].Height != 1 || !strings.Contains(rep.Failures[0].Reason, "equivocation") {
+		t.Errorf("verify of the equivocating validator 1: exit %d, want its fork proof as its one failure: %s", code, out)
+	}
+}

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/affine-ledger/ledger/verify/proofs"
 )
 
-// FuzzReadProof: no file makes the reader or the checks panic. The seeds
-// are spec/proofs.md's vectors, valid proofs and forgeries.
+// FuzzReadProof: no file makes the reader or the checks panic, and a proof
+// the reader accepts is written back (as ledger prove writes it) to a file
+// that reads as the same proof. The seeds are spec/proofs.md's vectors,
+// valid proofs and forgeries.
 func FuzzReadProof(f *testing.F) {
 	for _, name := range []string{"proof-inclusion.json", "proof-consistency.json"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "spec", "vectors", name))
@@ -39,5 +42,16 @@ func FuzzReadProof(f *testing.F) {
 			return
 		}
 		proofs.VerifyProof(p)
+		again, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := proofs.ReadProof(bytes.NewReader(again))
+		if err != nil {
+			t.Fatalf("%s, written back as %s: %v", data, again, err)
+		}
+		if !reflect.DeepEqual(p, q) {
+			t.Fatalf("%s reads as %+v, written back as %s reads as %+v", data, p, again, q)
+		}
 	})
 }

@@ -2,10 +2,8 @@ package proofs
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/ipfs/go-cid"
 	"github.com/transparency-dev/merkle/proof"
@@ -74,49 +72,16 @@ type Proved struct {
 	Height     uint64            `json:"height"`
 	Block      string            `json:"block"`
 	Checkpoint record.Checkpoint `json:"checkpoint"`
-	// Transcript and Leaf: inclusion proofs only.
-	Transcript string `json:"transcript,omitempty"`
-	Leaf       uint64 `json:"leaf,omitempty"`
-	// OlderHeight, OlderBlock and OlderCheckpoint: consistency proofs only.
-	OlderHeight     uint64             `json:"older_height,omitempty"`
+	// Transcript and Leaf: inclusion proofs only. Leaf is a pointer so
+	// that leaf 0 is printed and only a consistency proof's absent leaf is
+	// omitted.
+	Transcript string  `json:"transcript,omitempty"`
+	Leaf       *uint64 `json:"leaf,omitempty"`
+	// OlderHeight, OlderBlock and OlderCheckpoint: consistency proofs only
+	// (OlderHeight a pointer for height 0, as Leaf).
+	OlderHeight     *uint64            `json:"older_height,omitempty"`
 	OlderBlock      string             `json:"older_block,omitempty"`
 	OlderCheckpoint *record.Checkpoint `json:"older_checkpoint,omitempty"`
-}
-
-// ReadProof reads a proof file of either type strictly (unknown members
-// are errors) and returns *InclusionProof or *ConsistencyProof.
-func ReadProof(r io.Reader) (any, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxProofFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxProofFile {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrProofFormat, MaxProofFile)
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProofFormat, err)
-	}
-	var p any
-	switch head.Type {
-	case InclusionType:
-		p = &InclusionProof{}
-	case ConsistencyType:
-		p = &ConsistencyProof{}
-	default:
-		return nil, fmt.Errorf("%w: type %q, want %q or %q", ErrProofFormat, head.Type, InclusionType, ConsistencyType)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(p); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProofFormat, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: data after the proof object", ErrProofFormat)
-	}
-	return p, nil
 }
 
 // VerifyProof checks a proof read by ReadProof.
@@ -148,7 +113,8 @@ func (p *InclusionProof) Verify() (Proved, error) {
 		return out, fmt.Errorf("%w: tree size %d, the block's checkpoint has %d", ErrProof, p.TreeSize, blk.Checkpoint.Size)
 	}
 	c := codec.Sum(p.Transcript)
-	out.Transcript, out.Leaf = c.String(), p.LeafIndex
+	leaf := p.LeafIndex
+	out.Transcript, out.Leaf = c.String(), &leaf
 	if p.CID != c.String() {
 		return out, fmt.Errorf("%w: the transcript bytes hash to %s, the proof names %s", ErrProof, c, p.CID)
 	}
@@ -183,7 +149,7 @@ func (p *ConsistencyProof) Verify() (Proved, error) {
 	}
 	ocp := older.Checkpoint
 	out := Proved{Type: p.Type, Validator: newer.Validator, Height: newer.Height, Block: nc.String(), Checkpoint: newer.Checkpoint,
-		OlderHeight: older.Height, OlderBlock: oc.String(), OlderCheckpoint: &ocp}
+		OlderHeight: &older.Height, OlderBlock: oc.String(), OlderCheckpoint: &ocp}
 	switch {
 	case older.Validator != newer.Validator:
 		return out, fmt.Errorf("%w: blocks of two validators, %s and %s", ErrProof, older.Validator, newer.Validator)

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/affine-ledger/ledger/node"
+)
+
+// Every command's --data names a store directory or a node's data
+// directory, whose store is node.StoreDir; the functions here are the one
+// place that tells them apart, so that every command reads and writes the
+// same store for the same --data.
+
+// findStore returns the store --data dir names, if one exists: dir
+// itself, or the store of the node whose data directory dir is.
+func findStore(dir string) (string, bool) {
+	for _, d := range []string{dir, node.StoreDir(dir)} {
+		if m, _ := filepath.Glob(filepath.Join(d, "MANIFEST-*")); len(m) > 0 {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+// storeDir accepts a store directory or a node data directory holding one
+// in store/.
+func storeDir(dir string) (string, error) {
+	if d, ok := findStore(dir); ok {
+		return d, nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return "", usageError{fmt.Sprintf("--data: %v", err)}
+	}
+	return "", usageError{fmt.Sprintf("--data %s holds no ledger store (neither it nor %s)", dir, node.StoreDir(dir))}
+}
+
+// newStoreDir is where a command that creates a store when there is none
+// (import) puts it: the existing store as storeDir finds it; else the
+// store of a node's data directory, so that the node and every other
+// command read it; else dir itself. A store made in a node's data
+// directory itself would be found before the node's by findStore, and the
+// node would never see it.
+func newStoreDir(dir string) string {
+	if d, ok := findStore(dir); ok {
+		return d
+	}
+	if isNodeDataDir(dir) {
+		return node.StoreDir(dir)
+	}
+	return dir
+}
+
+// isNodeDataDir reports whether dir holds what a node keeps in its data
+// directory: the store directory (even empty) or the p2p identity.
+func isNodeDataDir(dir string) bool {
+	if st, err := os.Stat(node.StoreDir(dir)); err == nil && st.IsDir() {
+		return true
+	}
+	_, err := os.Stat(node.IdentityFile(dir))
+	return err == nil
+}

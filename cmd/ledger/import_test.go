@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/node"
+)
+
+// TestImportIntoNodeDataDir: verify, export, prove and transcripts take a
+// node's data directory for --data and read the store in its store/
+// subdirectory (storeDir). import opens --data as it is, so the same
+// directory given to import gets a second, new store beside the node's:
+// the import reports success, the node's store does not hold the chains,
+// and from then on every other command reads the new store instead of the
+// node's (storeDir finds a MANIFEST in the directory itself first).
+func TestImportIntoNodeDataDir(t *testing.T) {
+	t.Parallel()
+	src, _ := builtLedger(t)
+	car := filepath.Join(t.TempDir(), "ledger.car")
+	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
+		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	data := t.TempDir() // a node's data directory, its store in store/
+	s, err := ledger.Open(node.StoreDir(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := ledgerRun(t, "import", "--data", data, "--car", car); code != 0 {
+		t.Fatalf("import: %d %s %s", code, out, errs)
+	}
+	if m, _ := filepath.Glob(filepath.Join(data, "MANIFEST-*")); len(m) > 0 {
+		t.Errorf("import made a second store in the data directory itself, beside %s", node.StoreDir(data))
+	}
+	s, err = ledger.Open(node.StoreDir(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := 0
+	for _, err := range s.Heads() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("the node's store holds %d chains after importing an archive of 2 into its data directory", n)
+	}
+}
+
+// TestNewStoreDir: where import puts the store for each kind of --data,
+// and that the other commands (storeDir) then find that same store.
+func TestNewStoreDir(t *testing.T) {
+	t.Parallel()
+	mkStore := func(t *testing.T, dir string) {
+		s, err := ledger.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		// want is relative to the --data directory.
+		want string
+	}{
+		{"missing directory", func(t *testing.T, dir string) { os.Remove(dir) }, "."},
+		{"empty directory", func(t *testing.T, dir string) {}, "."},
+		{"a store", mkStore, "."},
+		{"a node's data directory with its store", func(t *testing.T, dir string) { mkStore(t, node.StoreDir(dir)) }, "store"},
+		{"a node's data directory, store/ empty", func(t *testing.T, dir string) {
+			if err := os.Mkdir(node.StoreDir(dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "store"},
+		{"a node's data directory, identity only", func(t *testing.T, dir string) {
+			if err := os.MkdirAll(filepath.Dir(node.IdentityFile(dir)), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(node.IdentityFile(dir), []byte("key"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "store"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "data")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.setup(t, dir)
+			got := newStoreDir(dir)
+			if want := filepath.Join(dir, tc.want); got != want {
+				t.Fatalf("newStoreDir = %s, want %s", got, want)
+			}
+			mkStore(t, got)
+			if found, err := storeDir(dir); err != nil || found != got {
+				t.Fatalf("after creating %s, storeDir = %s, %v", got, found, err)
+			}
+		})
+	}
+}

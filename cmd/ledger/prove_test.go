@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+// TestVerifyProofJSONNamesZeroes: spec/proofs.md has verify-proof --json
+// print in "proves" the transcript's leaf (inclusion) and the older
+// block's height (consistency). Both are tagged omitempty, so leaf 0 and
+// height 0, the first transcript and the genesis checkpoint, vanish from
+// the output: a reader cannot tell them from a missing member.
+func TestVerifyProofJSONNamesZeroes(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", verifytest.Miner(0).String(), "--json")
+	if code != 0 {
+		t.Fatalf("transcripts: %d %s %s", code, out, errs)
+	}
+	var rows []struct {
+		Transcript string `json:"transcript"`
+		Leaf       uint64 `json:"leaf"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	first := ""
+	for _, r := range rows {
+		if r.Leaf == 0 {
+			first = r.Transcript
+		}
+	}
+	if first == "" {
+		t.Fatalf("no transcript at leaf 0 for miner 0: %s", out)
+	}
+	incl := filepath.Join(t.TempDir(), "p.json")
+	if code, out, errs := ledgerRun(t, "prove", "--data", dir, "--transcript", first, "--out", incl); code != 0 {
+		t.Fatalf("prove: %d %s %s", code, out, errs)
+	}
+	cons := filepath.Join(t.TempDir(), "c.json")
+	v := verifytest.Key(0).Public().String()
+	if code, out, errs := ledgerRun(t, "consistency", "--data", dir, "--validator", v, "--from", "0", "--to", "2", "--out", cons); code != 0 {
+		t.Fatalf("consistency: %d %s %s", code, out, errs)
+	}
+	for _, tc := range []struct{ file, member string }{{incl, "leaf"}, {cons, "older_height"}} {
+		code, out, _ := ledgerRun(t, "verify-proof", "--json", tc.file)
+		var res struct {
+			OK     bool           `json:"ok"`
+			Proves map[string]any `json:"proves"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || !res.OK {
+			t.Fatalf("verify-proof %s: %d %s", tc.file, code, out)
+		}
+		if _, ok := res.Proves[tc.member]; !ok {
+			t.Errorf("verify-proof --json of a proof whose %s is 0 prints no %q: %s", tc.member, tc.member, out)
+		}
+	}
+}
