@@ -269,6 +269,9 @@ func (vf *Verifier) checkLinks(b *record.Block, signed func() error) error {
 	return err
 }
 
+// errObjectBytes fails a block whose objects pass the bound.
+var errObjectBytes = fmt.Errorf("the block's transcripts and decisions total more than %d bytes", record.MaxBlockObjectBytes)
+
 // objects fetches and checks the block's transcripts and decisions. It
 // returns a non-nil error once the chain failed. signed reports the
 // block's signature check (and fails the chain if it failed): the
@@ -281,12 +284,16 @@ func (vf *Verifier) objects(b *record.Block, c cid.Cid, src source, signed func(
 		return err
 	}
 	ch.seeds.observe(b.Anchor)
+	linked := 0 // the block's object bytes so far (spec/ledger.md bounds them)
 	i, err := p.inOrder(func(i int, it *item) error {
 		if it.fetchErr != nil {
 			return it.fetchErr
 		}
 		vf.rep.Bytes += int64(it.size)
 		vf.rep.Transcripts++
+		if linked += it.size; linked > record.MaxBlockObjectBytes {
+			return errObjectBytes
+		}
 		return vf.transcript(b, i, it)
 	})
 	if err != nil {
@@ -299,6 +306,9 @@ func (vf *Verifier) objects(b *record.Block, c cid.Cid, src source, signed func(
 			vf.rep.Bytes += int64(len(raw))
 			if err := codec.CheckCID(raw, l.Cid); err != nil {
 				return err
+			}
+			if linked += len(raw); linked > record.MaxBlockObjectBytes {
+				return errObjectBytes
 			}
 			return record.CheckDecision(raw)
 		})
