@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -316,5 +317,10 @@ func (a *Appender) Close() error {
 		delete(s.local, a.key.Public())
 	}
 	s.writeMu.Unlock()
+	// A store whose appenders come and go (a key rotated) must not keep
+	// every closed one, with its challenge tail, until it closes.
+	s.viewMu.Lock()
+	s.appenderList = slices.DeleteFunc(s.appenderList, func(o *Appender) bool { return o == a })
+	s.viewMu.Unlock()
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -215,7 +216,7 @@ func (s *Store) Close() error {
 		return ErrClosed
 	}
 	s.closed = true
-	appenders := s.appenderList
+	appenders := slices.Clone(s.appenderList) // each Close removes itself
 	s.viewMu.Unlock()
 	for _, a := range appenders {
 		a.Close()
