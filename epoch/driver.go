@@ -446,8 +446,9 @@ func (d *Driver) resume(ctx context.Context, current uint64) (uint64, error) {
 			}
 			d.mu.Lock()
 			d.champion = st.Champion
+			d.pending = append(loadReveals(st.Reveals), d.pending...)
 			d.mu.Unlock()
-			d.cfg.Logger.Info("epoch: resuming", "after", st.Epoch, "champion", st.Champion.Hotkey.String())
+			d.cfg.Logger.Info("epoch: resuming", "after", st.Epoch, "champion", st.Champion.Hotkey.String(), "reveals", len(st.Reveals))
 			return st.Epoch + 1, nil
 		}
 	}
@@ -471,12 +472,16 @@ func (d *Driver) resume(ctx context.Context, current uint64) (uint64, error) {
 	return max(1, current-min(current, maxCatchUp)), nil
 }
 
-// save records the champion after epoch k in the state file.
+// save records the champion after epoch k, and the commits still to
+// reveal, in the state file.
 func (d *Driver) save(k uint64, champion duel.Side) {
 	if d.cfg.StateFile == "" {
 		return
 	}
-	if err := saveState(d.cfg.StateFile, state{Epoch: k, Champion: champion}); err != nil {
+	d.mu.Lock()
+	reveals := saveReveals(d.pending)
+	d.mu.Unlock()
+	if err := saveState(d.cfg.StateFile, state{Epoch: k, Champion: champion, Reveals: reveals}); err != nil {
 		d.cfg.Logger.Error("epoch: save state", "err", err)
 	}
 }

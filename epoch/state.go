@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
 )
 
@@ -20,6 +21,34 @@ const StateFile = "epoch.json"
 type state struct {
 	Epoch    uint64    `json:"epoch"`
 	Champion duel.Side `json:"champion"`
+	// Reveals are the weight commits not revealed yet, salts included: a
+	// restart between a commit and its reveal epoch would otherwise leave
+	// the commit unrevealed, and the validator without weights that epoch.
+	Reveals []savedReveal `json:"reveals,omitempty"`
+}
+
+// savedReveal is a pendingReveal in the state file.
+type savedReveal struct {
+	Epoch  uint64       `json:"epoch"`
+	From   uint64       `json:"from"`
+	To     uint64       `json:"to"`
+	Reveal chain.Reveal `json:"reveal"`
+}
+
+func saveReveals(ps []pendingReveal) []savedReveal {
+	out := make([]savedReveal, len(ps))
+	for i, p := range ps {
+		out[i] = savedReveal{Epoch: p.epoch, From: p.from, To: p.to, Reveal: p.reveal}
+	}
+	return out
+}
+
+func loadReveals(ss []savedReveal) []pendingReveal {
+	out := make([]pendingReveal, len(ss))
+	for i, s := range ss {
+		out[i] = pendingReveal{epoch: s.Epoch, from: s.From, to: s.To, reveal: s.Reveal}
+	}
+	return out
 }
 
 // loadState reads the state file; ok is false when there is none.
