@@ -120,3 +120,55 @@ func TestVerifyCARDecisionShapedLikeABlock(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyCARDecisionShapedLikeAForkProof: as above, but lo's decision
+// is a (valid, public) fork proof of a third validator. Skipping lo's
+// failed block by shape, the reader takes the decision for the first of
+// the archive's fork proofs, then refuses the next block as "after the
+// fork proofs" and stops: the other chains are neither verified nor
+// counted.
+func TestVerifyCARDecisionShapedLikeAForkProof(t *testing.T) {
+	t.Parallel()
+	lo, hi := verifytest.Key(0), verifytest.Key(1)
+	if lp, hp := lo.Public(), hi.Public(); bytes.Compare(lp[:], hp[:]) > 0 {
+		lo, hi = hi, lo
+	}
+	other := verifytest.Key(2)
+	dir := t.TempDir()
+	s := open(t, dir)
+	appendChain(t, s, other, 2, 1, nil, nil)
+	pc, err := verifytest.Equivocate(s, other, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := s.Object(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendChain(t, s, hi, 3, 2, nil, nil)
+	appendChain(t, s, lo, 2, 2, func(b, i int, tr *record.Transcript) {
+		if b == 0 && i == 0 {
+			tr.Reward++
+			tr.TurnRewards[len(tr.TurnRewards)-1]++
+		}
+	}, func(b int) [][]byte {
+		if b == 0 {
+			return [][]byte{proof}
+		}
+		return nil
+	})
+	var buf bytes.Buffer
+	if _, err := archive.Export(s, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.VerifyCAR(bytes.NewReader(buf.Bytes()), verify.Options{Reexecute: true, Challenges: verify.NewMemSet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Chains != 3 {
+		t.Errorf("archive audit went through %d chains of 3 (%d blocks): %v", rep.Chains, rep.Blocks, rep.Failures)
+	}
+}
