@@ -3,6 +3,8 @@ package verify_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,5 +163,60 @@ func TestVerifyCARDamagedValidatorKeyBlamesOnlyItsChain(t *testing.T) {
 		for _, f := range rep.Failures {
 			t.Logf("failure: %v", f)
 		}
+	}
+}
+
+// TestVerifyCARPlacesDamagedBlocks: a block whose bytes no longer hash
+// to its CID is placed by intact data alone (spec/verify.md#reading-an-archive):
+// the chain being read and its root, the roots of later chains, the
+// block the reader resumes at. The chain it belongs to fails there, under
+// no validator if no intact block tells it, and nothing else fails: the
+// other chains verify and every root matches.
+func TestVerifyCARPlacesDamagedBlocks(t *testing.T) {
+	t.Parallel()
+	// Chain i is sections 6i..6i+5: (block, transcript) x 3.
+	header, secs := exportOf(t, verifytest.Spec{Validators: 3, Blocks: 3, PerBlock: 1, Envs: []string{"mult8"}})
+	var vs [3]string
+	for i := range vs {
+		vs[i] = sectionBlock(t, secs[6*i]).Validator.String()
+	}
+	for _, tc := range []struct {
+		name    string
+		damaged []int // sections, the first one reported
+		chain   int   // -1: no validator named
+		height  uint64
+	}{
+		{"the first section", []int{0}, 0, 0},
+		{"a chain's last block", []int{4}, 0, 2},
+		{"a later chain's first block", []int{6}, 1, 0},
+		{"a later chain's first two blocks", []int{6, 8}, 1, 0},
+		{"a block within a chain", []int{8}, 1, 1},
+		{"every block of a chain", []int{6, 8, 10}, -1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cs := slices.Clone(secs)
+			for _, i := range tc.damaged {
+				cs[i] = bytes.Clone(cs[i])
+				cs[i][len(cs[i])-1] ^= 1
+			}
+			rep := verifyCARBytes(joinCAR(header, cs)).rep
+			first := tc.damaged[0]
+			want := verify.Failure{Height: tc.height, CID: codec.Sum(secs[first][36:]).String(), Transcript: -1}
+			if tc.chain >= 0 {
+				want.Validator = vs[tc.chain]
+			}
+			if len(rep.Failures) != 1 {
+				t.Fatalf("want one failure: %v", rep.Failures)
+			}
+			f := rep.Failures[0]
+			if f.Validator != want.Validator || f.Height != want.Height || f.CID != want.CID || f.Transcript != -1 ||
+				!strings.Contains(f.Reason, fmt.Sprintf("section %d at byte", first)) || !strings.Contains(f.Reason, "do not match") {
+				t.Fatalf("failure %v, want a CID mismatch at %v naming section %d", f, want, first)
+			}
+			if rep.Chains != 3 {
+				t.Errorf("%d chains counted, the archive holds 3", rep.Chains)
+			}
+		})
 	}
 }

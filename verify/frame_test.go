@@ -172,3 +172,45 @@ func TestVerifyCARDecisionShapedLikeAForkProof(t *testing.T) {
 		t.Errorf("archive audit went through %d chains of 3 (%d blocks): %v", rep.Chains, rep.Blocks, rep.Failures)
 	}
 }
+
+// TestVerifyCARLastBlockDecisionIsTheNextGenesis: lo's only block fails
+// and links hi's genesis block as a decision, so the export holds hi's
+// genesis twice in a row: the decision, then the block that starts hi's
+// chain. Skipping what lo's block links takes one section per link, not
+// every section under a linked CID: hi's chain is read and verifies.
+func TestVerifyCARLastBlockDecisionIsTheNextGenesis(t *testing.T) {
+	t.Parallel()
+	lo, hi := verifytest.Key(0), verifytest.Key(1)
+	if lp, hp := lo.Public(), hi.Public(); bytes.Compare(lp[:], hp[:]) > 0 {
+		lo, hi = hi, lo
+	}
+	s := open(t, t.TempDir())
+	appendChain(t, s, hi, 2, 1, nil, nil)
+	hi0, err := s.BlockAt(hi.Public(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendChain(t, s, lo, 1, 2, func(b, i int, tr *record.Transcript) {
+		if i == 1 {
+			tr.Reward++
+			tr.TurnRewards[len(tr.TurnRewards)-1]++
+		}
+	}, func(int) [][]byte { return [][]byte{hi0.Raw} })
+	var buf bytes.Buffer
+	if _, err := archive.Export(s, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.VerifyCAR(bytes.NewReader(buf.Bytes()), verify.Options{Reexecute: true, Challenges: verify.NewMemSet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failures) != 1 || rep.Failures[0].Validator != lo.Public().String() || rep.Failures[0].Transcript != 1 {
+		t.Errorf("want lo's transcript 1 alone: %v", rep.Failures)
+	}
+	if rep.Chains != 2 || rep.Blocks != 3 {
+		t.Errorf("%d chains and %d blocks checked, want 2 and 3", rep.Chains, rep.Blocks)
+	}
+}
