@@ -17,7 +17,7 @@ import (
 
 // exportOf builds spec and exports it: the header, then each section
 // (CID and data).
-func exportOf(t *testing.T, spec verifytest.Spec) ([]byte, [][]byte) {
+func exportOf(t testing.TB, spec verifytest.Spec) ([]byte, [][]byte) {
 	t.Helper()
 	dir, _ := buildAt(t, spec)
 	s, err := verify.OpenStore(copyStore(t, dir))
