@@ -128,10 +128,9 @@ func TestVerifyCARReadsOnAfterChainOrder(t *testing.T) {
 // between chain 0's and chain 1's. The block no longer hashes to its CID
 // (B1), so nothing it claims can be trusted: chains 1 and 2, whose
 // sections are untouched, must not be blamed, and the archive holds 3
-// chains. The reader instead takes the damaged claim as the start of a
-// new chain (4 counted), then reports one "chains out of order" failure
-// per later block of chain 0 and root failures naming the honest
-// validators 1 and 2 (their roots are compared with the wrong chains).
+// chains. (Taken at its word, the damaged key would start a fourth chain,
+// every later block of chain 0 would be out of order, and the roots of
+// chains 1 and 2 would be compared with the wrong chains.)
 func TestVerifyCARDamagedValidatorKeyBlamesOnlyItsChain(t *testing.T) {
 	t.Parallel()
 	// Chain i is sections 8i..8i+7: (block, transcript) x 4.

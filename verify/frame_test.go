@@ -55,10 +55,10 @@ func appendChain(t *testing.T, s *ledger.Store, k *keys.Hotkey, blocks, perBlock
 // re-execute) and whose decision is validator hi's genesis block, byte for
 // byte (a decision is any DAG-CBOR). The store audit blames lo alone. The
 // archive audit of an honest export of the same store must agree: after
-// lo's chain fails, the reader skips what lo's block links by the shape of
-// each section, takes the decision for the start of hi's chain, fails it
-// there ("not in the archive"), and then files hi's real chain as the rest
-// of that failed chain without verifying a single block of it.
+// lo's block fails, the reader skips the sections the block links, the
+// decision among them, and hi's chain starts at hi's real genesis. (Read
+// by its shape, the decision would start hi's chain, fail it for objects
+// "not in the archive", and hide hi's real chain in that failed chain.)
 func TestVerifyCARDecisionShapedLikeABlock(t *testing.T) {
 	t.Parallel()
 	lo, hi := verifytest.Key(0), verifytest.Key(1)
@@ -122,11 +122,9 @@ func TestVerifyCARDecisionShapedLikeABlock(t *testing.T) {
 }
 
 // TestVerifyCARDecisionShapedLikeAForkProof: as above, but lo's decision
-// is a (valid, public) fork proof of a third validator. Skipping lo's
-// failed block by shape, the reader takes the decision for the first of
-// the archive's fork proofs, then refuses the next block as "after the
-// fork proofs" and stops: the other chains are neither verified nor
-// counted.
+// is a (valid, public) fork proof of a third validator. Read by its shape,
+// it would end the chains: the next block would be refused as "after the
+// fork proofs" and the other chains neither verified nor counted.
 func TestVerifyCARDecisionShapedLikeAForkProof(t *testing.T) {
 	t.Parallel()
 	lo, hi := verifytest.Key(0), verifytest.Key(1)
