@@ -107,24 +107,25 @@ func (c *carVerifier) damagedSection(sec archive.Section) {
 	c.passDamaged(sec)
 }
 
-// passDamaged notes a damaged section met since the reader lost its
-// place. If the current chain's root names it, it is the chain's last
-// block: it fails the chain (if nothing did before) and ends it. If a
-// later chain's root names it, that chain ended there, with no block of
-// it intact.
+// passDamaged places a damaged section met where a block belongs or
+// since the reader lost its place. If the current chain's root names it,
+// it is the chain's last block: it fails the chain (if nothing did
+// before) and ends it. If a later chain's root names it, that chain ended
+// there, with no block of it intact. Else, while the current chain has
+// not reached its root, it is the chain's next block.
 func (c *carVerifier) passDamaged(sec archive.Section) {
 	i, ok := c.rootIndex(sec.CID)
 	switch {
-	case c.v != nil && ok && i == len(c.chains):
+	case ok && c.v != nil && i == len(c.chains):
 		if !c.vf.Failed() {
 			c.damagedBlock(sec)
 		}
 		c.file(sec, c.filedHeight+1)
+	case ok:
+		c.passedRoots = max(c.passedRoots, i+1)
 	case c.v != nil && !c.vf.Failed() && !c.chainComplete():
 		// The chain's next block, as far as the layout tells.
 		c.damagedBlock(sec)
-	case ok:
-		c.passedRoots = max(c.passedRoots, i+1)
 	}
 }
 
