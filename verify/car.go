@@ -29,21 +29,40 @@ func VerifyCAR(r io.Reader, opts Options) (Report, error) {
 	return c.vf.Report(), nil
 }
 
+// carVerifier drives a Verifier through an archive. Where a chain starts
+// and where a block's objects end follow from the archive's layout and
+// from records whose bytes hash to their CIDs, never from the shape of a
+// section that does not (carlayout.go).
 type carVerifier struct {
 	vf *Verifier
 	ar *archive.Reader
-	v  *keys.PublicKey
+	// v is the current chain's validator, nil before the first chain, in
+	// the fork proofs, and after a chain whose validator is unknown.
+	v *keys.PublicKey
 	// filed is the current chain's last block section so far, verified or
-	// not (data dropped), and the height it claims.
+	// not (data dropped), and the height it stands at.
 	filed       archive.Section
 	filedHeight uint64
 	chains      []carChain
 	inForks     bool
+	// lost is set once the reader no longer knows where the next block or
+	// fork proof is; damaged is a damaged section where one belonged,
+	// whose chain the next block found may tell (carlayout.go).
+	lost    bool
+	damaged *archive.Section
+	// passedRoots is one more than the highest root that named a damaged
+	// section skipped since the reader lost its place, if it is a later
+	// chain's: that chain ended unread.
+	passedRoots int
+	// rootAt indexes the roots by CID, built when first needed.
+	rootAt map[cid.Cid]int
 }
 
 // carChain is how a chain of the archive ended, for the roots check.
 type carChain struct {
-	v keys.PublicKey
+	// validator is the SS58 address, "" if unknown (a chain of one
+	// damaged block, found by its root).
+	validator string
 	// head and height are the last verified block; head is undefined if
 	// the chain failed (its end is then unknown) or has no valid block.
 	head   cid.Cid
@@ -70,65 +89,103 @@ func (c *carVerifier) run() {
 func (c *carVerifier) read() bool {
 	for {
 		sec, err := c.ar.Next()
-		if errors.Is(err, io.EOF) {
-			return true
-		}
 		if err != nil {
+			c.settleLost(nil)
+			if errors.Is(err, io.EOF) {
+				return true
+			}
 			c.vf.Fail(Failure{Transcript: -1, Reason: err.Error()})
 			return false
 		}
-		kind, blk := archive.ClassifyBlock(sec.Data)
-		switch kind {
-		case archive.Block:
-			if c.inForks {
-				c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("%s: block after the fork proofs", sec.Where())})
+		if c.inForks {
+			if !c.forkSection(sec) {
 				return false
 			}
+			continue
+		}
+		// Nothing a section says is used before its bytes are checked
+		// against its CID: damaged bytes may claim any validator.
+		cidErr := codec.CheckCID(sec.Data, sec.CID)
+		kind, blk := archive.Other, (*record.Block)(nil)
+		if cidErr == nil {
+			kind, blk = archive.ClassifyBlock(sec.Data)
+		}
+		if c.lost {
+			if !c.resumesAt(cidErr, kind, blk) {
+				if cidErr != nil {
+					c.passDamaged(sec)
+				}
+				c.ar.Recycle(sec.Data)
+				continue
+			}
+			c.lost = false
+			c.settleLost(blk)
+		}
+		switch {
+		case cidErr != nil:
+			c.damagedSection(sec)
+		case kind == archive.Block:
 			if !c.block(sec, blk) {
 				return false
 			}
-		case archive.ForkProof:
+		case kind == archive.ForkProof:
 			c.endChain()
 			c.inForks = true
-			c.vf.ForkProof(sec.Data, sec.CID)
+			c.forkProof(sec)
 		default:
-			what := "neither a block nor a fork proof where one of them belongs"
-			if err := codec.CheckCID(sec.Data, sec.CID); err != nil {
-				// A damaged block or proof, most likely: the CID the
-				// section is filed under is all that still names it.
-				what = fmt.Sprintf("bytes do not match the section's CID (%v): a damaged record where a block or a fork proof belongs", err)
-			}
-			c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("%s: %s", sec.Where(), what)})
-			if !c.resync() {
-				return false
-			}
+			c.outOfPlace(sec, "neither a block nor a fork proof where one of them belongs")
 		}
 	}
 }
 
-// block verifies one block, whose section decoded to blk (unchecked),
-// pulling its objects from the sections after it. It returns false when
-// the archive cannot be read on.
+// forkSection checks a section after the first fork proof, where only
+// fork proofs belong, each a section of its own (so the layout is never
+// lost there). It returns false when the archive cannot be read on.
+func (c *carVerifier) forkSection(sec archive.Section) bool {
+	if codec.CheckCID(sec.Data, sec.CID) != nil {
+		c.forkProof(sec) // fails: its bytes do not match the CID
+		return true
+	}
+	switch archive.Classify(sec.Data) {
+	case archive.Block:
+		c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("%s: block after the fork proofs", sec.Where())})
+		return false
+	case archive.ForkProof:
+		c.forkProof(sec)
+	default:
+		c.vf.Fail(Failure{CID: sec.CID.String(), Transcript: -1, Reason: fmt.Sprintf("%s: not a fork proof where one belongs", sec.Where())})
+	}
+	return true
+}
+
+// forkProof checks a fork proof, whose failure (valid or not, a proof is
+// one) names its section.
+func (c *carVerifier) forkProof(sec archive.Section) {
+	c.vf.ForkProof(sec.Data, sec.CID)
+	f := &c.vf.rep.Failures[len(c.vf.rep.Failures)-1]
+	f.Reason += " (archive " + sec.Where() + ")"
+}
+
+// block verifies one block, whose section hashes to its CID and decoded
+// to blk (structure unchecked), pulling its objects from the sections
+// after it. It returns false when the archive cannot be read on.
 func (c *carVerifier) block(sec archive.Section, blk *record.Block) bool {
 	if c.v == nil || blk.Validator != *c.v {
-		if c.v != nil && bytes.Compare(blk.Validator[:], c.v[:]) <= 0 {
-			c.vf.Fail(Failure{Validator: blk.Validator.String(), Height: blk.Height, CID: sec.CID.String(), Transcript: -1,
-				Reason: fmt.Sprintf("%s: chain of %s after the chain of %s: chains must be in increasing validator order", sec.Where(), blk.Validator, c.v)})
-			// Read on: a damaged validator key looks the same, and the
-			// roots are still to be checked.
-			return c.resync()
+		if c.v != nil && bytes.Compare(blk.Validator[:], c.v[:]) < 0 {
+			// The block is genuine but out of place: what follows it
+			// may be its objects or the ones of the block it displaced.
+			c.outOfPlace(sec, fmt.Sprintf("chain of %s after the chain of %s: chains must be in increasing validator order", blk.Validator, c.v))
+			return true
 		}
-		c.endChain()
-		v := blk.Validator
-		c.v = &v
-		if err := c.vf.StartChain(v, Genesis()); err != nil {
-			c.vf.Fail(Failure{Validator: v.String(), Transcript: -1, Reason: err.Error()})
+		if !c.startChain(blk.Validator) {
 			return false
 		}
 	}
 	c.file(sec, blk.Height)
 	if c.vf.Failed() {
-		return c.resync()
+		// Not checked: the chain failed before it.
+		c.skipObjects(blk, 0)
+		return true
 	}
 	// fetched holds the sections of the block's objects read so far, in
 	// link order (data dropped), to say where a failing one is; a fetch
@@ -160,17 +217,29 @@ func (c *carVerifier) block(sec archive.Section, blk *record.Block) bool {
 		if len(c.vf.rep.Failures) > before {
 			locate(&c.vf.rep.Failures[len(c.vf.rep.Failures)-1], sec, fetched, fetchFailed)
 		}
-		return c.resync()
+		// The fetches read the links in order, each one section, and
+		// stopped at the first that failed.
+		c.skipObjects(blk, len(fetched))
 	}
+	return true
+}
+
+// startChain ends the current chain and starts v's.
+func (c *carVerifier) startChain(v keys.PublicKey) bool {
+	c.endChain()
+	if err := c.vf.StartChain(v, Genesis()); err != nil {
+		c.vf.Fail(Failure{Validator: v.String(), Transcript: -1, Reason: err.Error()})
+		return false
+	}
+	c.v = &v
 	return true
 }
 
 // locate appends to a failure of the block in section blk the archive
 // section that failed: a fetched transcript's or decision's, else the
-// block's (a block whose bytes were damaged may claim any validator and
-// height, and a block out of place links objects that are not there: the
-// section is where it really is; a failed fetch names the section it
-// found in its error).
+// block's (a block whose bytes were damaged, or a block out of place that
+// links objects that are not there: the section is where it really is; a
+// failed fetch names the section it found in its error).
 func locate(f *Failure, blk archive.Section, fetched []archive.Section, fetchFailed bool) {
 	switch {
 	case f.Transcript >= 0 && f.Transcript < len(fetched):
@@ -183,32 +252,6 @@ func locate(f *Failure, blk archive.Section, fetched []archive.Section, fetchFai
 	}
 }
 
-// resync skips the rest of a failed chain: every section up to the next
-// block of another validator or the first fork proof.
-func (c *carVerifier) resync() bool {
-	for {
-		sec, err := c.ar.Next()
-		if errors.Is(err, io.EOF) {
-			return true
-		}
-		if err != nil {
-			c.vf.Fail(Failure{Transcript: -1, Reason: err.Error()})
-			return false
-		}
-		switch kind, blk := archive.ClassifyBlock(sec.Data); kind {
-		case archive.ForkProof:
-			c.ar.Unread(sec)
-			return true
-		case archive.Block:
-			if c.v == nil || blk.Validator != *c.v {
-				c.ar.Unread(sec)
-				return true
-			}
-			c.file(sec, blk.Height)
-		}
-	}
-}
-
 func (c *carVerifier) endChain() {
 	if c.v == nil {
 		return
@@ -217,7 +260,7 @@ func (c *carVerifier) endChain() {
 	if c.vf.Failed() {
 		head = cid.Undef // unknown: the chain did not verify to its end
 	}
-	c.chains = append(c.chains, carChain{v: *c.v, head: head, height: height, filed: c.filed, filedHeight: c.filedHeight})
+	c.chains = append(c.chains, carChain{validator: c.v.String(), head: head, height: height, filed: c.filed, filedHeight: c.filedHeight})
 	c.v = nil
 }
 
@@ -242,17 +285,17 @@ func (c *carVerifier) checkRoots(whole bool) {
 				Reason: fmt.Sprintf("root %d is %s, but the archive holds only %d chains: it ends at byte %d", i, roots[i], len(c.chains), c.ar.Offset())})
 		case i >= len(roots):
 			ch := c.chains[i]
-			c.vf.Fail(Failure{Validator: ch.v.String(), Height: ch.height, CID: cidString(ch.head), Transcript: -1,
+			c.vf.Fail(Failure{Validator: ch.validator, Height: ch.height, CID: cidString(ch.head), Transcript: -1,
 				Reason: fmt.Sprintf("chain %d has no root: the header names %d roots", i, len(roots))})
 		case c.chains[i].head.Defined() && !c.chains[i].head.Equals(roots[i]):
 			ch := c.chains[i]
-			c.vf.Fail(Failure{Validator: ch.v.String(), Height: ch.height, CID: ch.head.String(), Transcript: -1,
+			c.vf.Fail(Failure{Validator: ch.validator, Height: ch.height, CID: ch.head.String(), Transcript: -1,
 				Reason: fmt.Sprintf("root %d is %s, but chain %d ends with this block", i, roots[i], i)})
 		case !c.chains[i].head.Defined() && !c.chains[i].filed.CID.Equals(roots[i]):
 			// The chain failed, so its end is not verified; the root must
 			// still name the last block the archive files in it.
 			ch := c.chains[i]
-			c.vf.Fail(Failure{Validator: ch.v.String(), Height: ch.filedHeight, CID: ch.filed.CID.String(), Transcript: -1,
+			c.vf.Fail(Failure{Validator: ch.validator, Height: ch.filedHeight, CID: ch.filed.CID.String(), Transcript: -1,
 				Reason: fmt.Sprintf("root %d is %s, but the chain's last block in the archive is this one (%s)", i, roots[i], ch.filed.Where())})
 		}
 	}

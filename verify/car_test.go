@@ -3,6 +3,8 @@ package verify_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +17,7 @@ import (
 
 // exportOf builds spec and exports it: the header, then each section
 // (CID and data).
-func exportOf(t *testing.T, spec verifytest.Spec) ([]byte, [][]byte) {
+func exportOf(t testing.TB, spec verifytest.Spec) ([]byte, [][]byte) {
 	t.Helper()
 	dir, _ := buildAt(t, spec)
 	s, err := verify.OpenStore(copyStore(t, dir))
@@ -118,5 +120,102 @@ func TestVerifyCARReadsOnAfterChainOrder(t *testing.T) {
 	v2 := sectionBlock(t, secs[8]).Validator.String()
 	if f := rep.Failures[1]; f.Validator != v2 || f.Height != 0 || !strings.Contains(f.Reason, "root 2 is") {
 		t.Fatalf("second failure %v, want root 2 against chain 2's block 0", f)
+	}
+}
+
+// TestVerifyCARDamagedValidatorKeyBlamesOnlyItsChain: one byte of the
+// validator key inside chain 0's block 1 is changed so that the key sorts
+// between chain 0's and chain 1's. The block no longer hashes to its CID
+// (B1), so nothing it claims can be trusted: chains 1 and 2, whose
+// sections are untouched, must not be blamed, and the archive holds 3
+// chains. (Taken at its word, the damaged key would start a fourth chain,
+// every later block of chain 0 would be out of order, and the roots of
+// chains 1 and 2 would be compared with the wrong chains.)
+func TestVerifyCARDamagedValidatorKeyBlamesOnlyItsChain(t *testing.T) {
+	t.Parallel()
+	// Chain i is sections 8i..8i+7: (block, transcript) x 4.
+	header, secs := exportOf(t, verifytest.Spec{Validators: 3, Blocks: 4, PerBlock: 1, Envs: []string{"mult8"}})
+	var vs [3]string
+	for i := range vs {
+		vs[i] = sectionBlock(t, secs[8*i]).Validator.String()
+	}
+	v := sectionBlock(t, secs[2]).Validator
+	at := bytes.Index(secs[2][36:], v[:])
+	if at < 0 {
+		t.Fatal("validator key not found in the block's bytes")
+	}
+	secs[2] = bytes.Clone(secs[2])
+	secs[2][36+at+31]++ // sorts just above validator 0, below validator 1
+	rep := verifyCARBytes(joinCAR(header, secs)).rep
+	if rep.OK {
+		t.Fatal("damaged archive verified")
+	}
+	for _, f := range rep.Failures {
+		if f.Validator == vs[1] || f.Validator == vs[2] {
+			t.Errorf("failure blames an untouched chain: %v", f)
+		}
+	}
+	if rep.Chains != 3 {
+		t.Errorf("%d chains counted, the archive holds 3", rep.Chains)
+	}
+	if t.Failed() {
+		for _, f := range rep.Failures {
+			t.Logf("failure: %v", f)
+		}
+	}
+}
+
+// TestVerifyCARPlacesDamagedBlocks: a block whose bytes no longer hash
+// to its CID is placed by intact data alone (spec/verify.md#reading-an-archive):
+// the chain being read and its root, the roots of later chains, the
+// block the reader resumes at. The chain it belongs to fails there, under
+// no validator if no intact block tells it, and nothing else fails: the
+// other chains verify and every root matches.
+func TestVerifyCARPlacesDamagedBlocks(t *testing.T) {
+	t.Parallel()
+	// Chain i is sections 6i..6i+5: (block, transcript) x 3.
+	header, secs := exportOf(t, verifytest.Spec{Validators: 3, Blocks: 3, PerBlock: 1, Envs: []string{"mult8"}})
+	var vs [3]string
+	for i := range vs {
+		vs[i] = sectionBlock(t, secs[6*i]).Validator.String()
+	}
+	for _, tc := range []struct {
+		name    string
+		damaged []int // sections, the first one reported
+		chain   int   // -1: no validator named
+		height  uint64
+	}{
+		{"the first section", []int{0}, 0, 0},
+		{"a chain's last block", []int{4}, 0, 2},
+		{"a later chain's first block", []int{6}, 1, 0},
+		{"a later chain's first two blocks", []int{6, 8}, 1, 0},
+		{"a block within a chain", []int{8}, 1, 1},
+		{"every block of a chain", []int{6, 8, 10}, -1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cs := slices.Clone(secs)
+			for _, i := range tc.damaged {
+				cs[i] = bytes.Clone(cs[i])
+				cs[i][len(cs[i])-1] ^= 1
+			}
+			rep := verifyCARBytes(joinCAR(header, cs)).rep
+			first := tc.damaged[0]
+			want := verify.Failure{Height: tc.height, CID: codec.Sum(secs[first][36:]).String(), Transcript: -1}
+			if tc.chain >= 0 {
+				want.Validator = vs[tc.chain]
+			}
+			if len(rep.Failures) != 1 {
+				t.Fatalf("want one failure: %v", rep.Failures)
+			}
+			f := rep.Failures[0]
+			if f.Validator != want.Validator || f.Height != want.Height || f.CID != want.CID || f.Transcript != -1 ||
+				!strings.Contains(f.Reason, fmt.Sprintf("section %d at byte", first)) || !strings.Contains(f.Reason, "do not match") {
+				t.Fatalf("failure %v, want a CID mismatch at %v naming section %d", f, want, first)
+			}
+			if rep.Chains != 3 {
+				t.Errorf("%d chains counted, the archive holds 3", rep.Chains)
+			}
+		})
 	}
 }

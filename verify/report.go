@@ -47,8 +47,9 @@ type Report struct {
 	Bytes       int64   `json:"bytes"`
 	Seconds     float64 `json:"seconds"`
 	// Failures holds at most one entry per chain (its first failure) plus
-	// one per recorded fork proof and one for an archive that could not be
-	// read to its end.
+	// one per recorded fork proof and one per problem of an archive's own
+	// (a section out of place, a root, an archive that could not be read
+	// to its end).
 	Failures []Failure `json:"failures"`
 
 	// Reexecuted counts transcripts replayed through their env.
