@@ -22,6 +22,9 @@ const (
 	MaxLimit     = 500
 	// MaxPointsLimit bounds lists that feed plots (a miner's transcripts).
 	MaxPointsLimit = 1000
+	// MaxScan bounds the transcripts one page of a miner's transcripts
+	// filtered by env reads, matching or not.
+	MaxScan = 2 * MaxPointsLimit
 	// maxCursor bounds a cursor's text before decoding it.
 	maxCursor = 256
 )
