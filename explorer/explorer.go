@@ -119,7 +119,8 @@ func Handler(s *ledger.Store, opts Options) (http.Handler, error) {
 	return srv.routes(), nil
 }
 
-// routes builds the mux; every route is GET (and so HEAD).
+// routes builds the mux; every route is GET (and so HEAD), and other
+// methods on the API are a JSON 405.
 func (srv *server) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
@@ -157,7 +158,7 @@ func (srv *server) routes() http.Handler {
 		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	}
 	mux.Handle("GET /", staticHandler())
-	return srv.middleware(mux)
+	return srv.middleware(getOnly(mux))
 }
 
 // middleware sets the security headers, counts requests by route and turns

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -106,5 +109,131 @@ func TestEveryListTakesMaxLimit(t *testing.T) {
 			}
 			wantRefused(t, shared.url, fmt.Sprintf("%s?limit=%d", path, explorer.MaxLimit+1), explorer.MaxLimit)
 		})
+	}
+}
+
+// TestMinerTranscriptsScanBound: a page of a miner's transcripts filtered
+// by env reads at most MaxScan transcripts. The miner has MaxScan
+// transcripts of mult8, then one of sat, then one more of mult8: the first
+// sat page stops at the bound with no item and a cursor, the second holds
+// the sat one and is the last; mult8 and unfiltered pages list every
+// transcript of theirs once, in log order, the last page naming no next.
+func TestMinerTranscriptsScanBound(t *testing.T) {
+	t.Parallel()
+	s, err := ledger.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	alice := recordtest.Hotkey(t, "//Alice")
+	a, err := s.NewAppender(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trs := make([]record.Transcript, explorer.MaxScan+2)
+	for i := range trs {
+		trs[i] = recordtest.Transcript(alice.Public(), uint64(i), 0)
+		trs[i].Miner.Hotkey = trs[0].Miner.Hotkey
+	}
+	sat := &trs[explorer.MaxScan]
+	id, err := challenge.Derive(recordtest.SeedAnchor.Hash, alice.Public(), "sat", 1, uint64(explorer.MaxScan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sat.Challenge, sat.Env, sat.EnvVersion = id, id.Env, id.Version
+	if _, err := a.Append(context.Background(), recordtest.Anchor(1), trs, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := explorer.Handler(s, explorer.Options{Refresh: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	base := "/api/v1/miners/" + trs[0].Miner.Hotkey.String() + "/transcripts?limit=1000"
+
+	var first, second explorer.Page[explorer.TranscriptSummary]
+	getJSONAt(t, srv.URL, base+"&env=sat", &first)
+	if len(first.Items) != 0 || first.Next == "" {
+		t.Fatalf("env=sat: %d items, next %q; want none and a cursor (the bound)", len(first.Items), first.Next)
+	}
+	getJSONAt(t, srv.URL, base+"&env=sat&cursor="+url.QueryEscape(first.Next), &second)
+	if len(second.Items) != 1 || second.Items[0].Leaf != uint64(explorer.MaxScan) || second.Next != "" {
+		t.Fatalf("env=sat, second page: %+v, next %q; want leaf %d alone and no next", second.Items, second.Next, explorer.MaxScan)
+	}
+
+	for _, tc := range []struct {
+		query  string
+		leaves []uint64
+	}{
+		{"&env=mult8", append(seq(0, explorer.MaxScan), explorer.MaxScan+1)},
+		{"", seq(0, explorer.MaxScan+2)},
+	} {
+		var got []uint64
+		cursor := ""
+		for range 10 {
+			p := base + tc.query
+			if cursor != "" {
+				p += "&cursor=" + url.QueryEscape(cursor)
+			}
+			var page explorer.Page[explorer.TranscriptSummary]
+			getJSONAt(t, srv.URL, p, &page)
+			if len(page.Items) == 0 {
+				t.Fatalf("%q: an empty page %q", tc.query, p)
+			}
+			for _, x := range page.Items {
+				got = append(got, x.Leaf)
+			}
+			if cursor = page.Next; cursor == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, tc.leaves) || cursor != "" {
+			t.Errorf("%q: %d leaves (next %q), want %d in log order ending the list", tc.query, len(got), cursor, len(tc.leaves))
+		}
+	}
+}
+
+// seq is the integers [from, to).
+func seq(from, to int) []uint64 {
+	out := make([]uint64, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, uint64(i))
+	}
+	return out
+}
+
+// TestMinerTranscriptsEnvLastPage: spec/api.md: "next is \"\" on the last
+// page". For every miner and env of the shared fixture, a page of limit n
+// filtered by the env holds the miner's n transcripts of it and names no
+// next page.
+func TestMinerTranscriptsEnvLastPage(t *testing.T) {
+	t.Parallel()
+	var miners explorer.Page[explorer.MinerRow]
+	getJSON(t, "/api/v1/miners?limit=500", &miners)
+	checked := 0
+	for _, m := range miners.Items {
+		all, _ := pages[explorer.TranscriptSummary](t, "/api/v1/miners/"+m.Hotkey.String()+"/transcripts?limit=1000")
+		count := map[string]int{}
+		for _, x := range all {
+			count[x.Env]++
+		}
+		checked += len(count)
+		for env, n := range count {
+			path := fmt.Sprintf("/api/v1/miners/%s/transcripts?env=%s&limit=%d", m.Hotkey, env, n)
+			var p explorer.Page[explorer.TranscriptSummary]
+			getJSON(t, path, &p)
+			if len(p.Items) != n {
+				t.Fatalf("%s: %d items, want %d", path, len(p.Items), n)
+			}
+			if p.Next != "" {
+				var q explorer.Page[explorer.TranscriptSummary]
+				getJSON(t, path+"&cursor="+url.QueryEscape(p.Next), &q)
+				t.Errorf("%s: all %d items of env %s, but next %q (a page of %d items)", path, n, env, p.Next, len(q.Items))
+			}
+		}
+	}
+	if checked < 2 {
+		t.Fatalf("checked %d (miner, env) pairs; the fixture should have several", checked)
 	}
 }

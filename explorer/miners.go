@@ -202,6 +202,12 @@ func sortedNames(m map[string]bool) []string {
 // by validator then leaf, optionally of one env. The cursor is the last
 // row's (validator, leaf); the store's miner index has no seek, so a deep
 // page skips index entries (without reading transcripts) up to it.
+//
+// The env is in the transcript, not the index, so a filtered page reads
+// the rows it skips: it reads at most MaxScan transcripts and, if it stops
+// there, ends early with a cursor after the last row read. A full page
+// reads ahead to the next matching row, so that next is "" when none is
+// left (within the same bound).
 func (srv *server) minerTranscripts(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseQuery(r, "limit", "cursor", "env")
 	if err != nil {
@@ -231,7 +237,8 @@ func (srv *server) minerTranscripts(w http.ResponseWriter, r *http.Request) erro
 		return errNotFound("miner " + k.String() + " has no transcript in this store")
 	}
 	page := Page[TranscriptSummary]{Items: []TranscriptSummary{}}
-	var last ledger.TranscriptRef
+	var last ledger.TranscriptRef // the last row read: the next page starts after it
+	read := 0
 	for ref, err := range srv.s.TranscriptsByMiner(k) {
 		if err != nil {
 			return err
@@ -239,7 +246,8 @@ func (srv *server) minerTranscripts(w http.ResponseWriter, r *http.Request) erro
 		if after != nil && bytes.Compare(refKey(ref), after) <= 0 {
 			continue
 		}
-		if len(page.Items) == limit {
+		full := len(page.Items) == limit
+		if (full && env == "") || read == MaxScan {
 			page.Next = encodeCursor(cursorMinerTranscripts, refKey(last))
 			break
 		}
@@ -247,11 +255,18 @@ func (srv *server) minerTranscripts(w http.ResponseWriter, r *http.Request) erro
 		if err != nil {
 			return err
 		}
-		last = ref
+		read++
 		if env != "" && t.Env != env {
+			last = ref
 			continue
 		}
+		if full {
+			// ref matches: the next page starts with it.
+			page.Next = encodeCursor(cursorMinerTranscripts, refKey(last))
+			break
+		}
 		page.Items = append(page.Items, transcriptSummary(ref, t))
+		last = ref
 	}
 	return writeJSON(w, page)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,18 +22,29 @@ const (
 	MaxLimit     = 500
 	// MaxPointsLimit bounds lists that feed plots (a miner's transcripts).
 	MaxPointsLimit = 1000
+	// MaxScan bounds the transcripts one page of a miner's transcripts
+	// filtered by env reads, matching or not.
+	MaxScan = 2 * MaxPointsLimit
 	// maxCursor bounds a cursor's text before decoding it.
 	maxCursor = 256
 )
 
-// query is a request's query string, checked against the parameters its
-// endpoint takes: an unknown parameter or one given twice is a 400.
+// query is a request's query string, decoded once and checked against the
+// parameters its endpoint takes: an undecodable query string, an unknown
+// parameter or one given twice is a 400.
 type query struct {
-	r *http.Request
+	v url.Values
 }
 
+// parseQuery decodes r's query string itself: URL.Query drops a query
+// string it cannot decode whole, which would serve "?limit=%zz" as if no
+// limit were given.
 func parseQuery(r *http.Request, allowed ...string) (query, error) {
-	for k, vs := range r.URL.Query() {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return query{}, errBadRequest(fmt.Sprintf("malformed query string: %s", clip(err.Error())))
+	}
+	for k, vs := range v {
 		if !slices.Contains(allowed, k) {
 			if len(allowed) == 0 {
 				return query{}, errBadRequest(fmt.Sprintf("unknown query parameter %q: this endpoint takes none", clip(k)))
@@ -43,12 +55,12 @@ func parseQuery(r *http.Request, allowed ...string) (query, error) {
 			return query{}, errBadRequest(fmt.Sprintf("query parameter %q given %d times", k, len(vs)))
 		}
 	}
-	return query{r}, nil
+	return query{v}, nil
 }
 
-func (q query) get(name string) string { return q.r.URL.Query().Get(name) }
+func (q query) get(name string) string { return q.v.Get(name) }
 
-func (q query) has(name string) bool { return q.r.URL.Query().Has(name) }
+func (q query) has(name string) bool { return q.v.Has(name) }
 
 // limit reads "limit": def when absent, else an integer in [1, max].
 func (q query) limit(def, max int) (int, error) {

@@ -3,7 +3,9 @@ package explorer
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/affine-ledger/ledger/ledger"
 )
@@ -40,6 +42,22 @@ func (h apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())
 	}
+}
+
+// getOnly answers a method other than GET and HEAD on the API and
+// /healthz with a JSON 405 (spec/api.md, "Errors"); the mux's own 405 is
+// text/plain. It wraps the mux rather than adding method-less patterns,
+// which would conflict with "GET /".
+func getOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		api := strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/healthz"
+		if api && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %q not allowed: the API answers GET and HEAD", clip(r.Method)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // errorBody is every error response (spec/api.md, "Errors").

@@ -125,6 +125,9 @@ func TestBadRequests(t *testing.T) {
 		{"/api/v1/validators?limit=1&limit=2", "given 2 times"},
 		{"/api/v1/validators?sort=height", "unknown query parameter"},
 		{"/api/v1/status?x=1", "takes none"},
+		{"/api/v1/status?bogus=%zz", `malformed query string: invalid URL escape "%zz"`},
+		{"/api/v1/validators?limit=%zz", `malformed query string: invalid URL escape "%zz"`},
+		{"/api/v1/validators?limit=1;cursor=x", "malformed query string: invalid semicolon separator"},
 		{"/api/v1/validators?cursor=!!!", "cursor"},
 		{"/api/v1/miners?cursor=" + validatorsCursor.Next, "not a cursor of this list"},
 		{"/api/v1/validators/5NotAnAddress", "SS58"},
@@ -177,6 +180,51 @@ func TestNotFound(t *testing.T) {
 		r := get(t, shared.url, path)
 		if r.code != http.StatusNotFound {
 			t.Errorf("GET %s: %d %s, want 404", path, r.code, r.body)
+		}
+	}
+}
+
+// TestMethodNotAllowed: a method other than GET and HEAD on the API or
+// /healthz is a 405 with the JSON error body and an Allow header, on every
+// kind of API path (fixed, with a path value, unknown); HEAD is served.
+func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
+	alice := shared.f.Validators[0].Public().String()
+	for _, c := range []struct{ method, path string }{
+		{http.MethodPost, "/api/v1/status"},
+		{http.MethodPut, "/api/v1/validators/" + alice},
+		{http.MethodDelete, "/api/v1/nothing"},
+		{http.MethodOptions, "/healthz"},
+		{http.MethodPatch, "/api/v1/miners?limit=%zz"},
+	} {
+		req, err := http.NewRequest(c.method, shared.url+c.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error  string `json:"error"`
+			Status int    `json:"status"`
+		}
+		derr := json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" ||
+			resp.Header.Get("Allow") != "GET, HEAD" || derr != nil || body.Status != 405 || !strings.Contains(body.Error, c.method) {
+			t.Errorf("%s %s: %d %q Allow %q, body %+v (decode: %v); want a JSON 405 naming the method",
+				c.method, c.path, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Allow"), body, derr)
+		}
+	}
+	for _, path := range []string{"/api/v1/status", "/healthz"} {
+		resp, err := http.Head(shared.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("HEAD %s: %d, want 200", path, resp.StatusCode)
 		}
 	}
 }
