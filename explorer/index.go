@@ -252,11 +252,16 @@ func (x *index) problem(format string, a ...any) {
 	}
 }
 
+// epochOfBlock is the epoch whose window holds chain block n: epoch k reads
+// [(k−1)·tempo, k·tempo) and runs at k·tempo (spec/epoch.md), so the
+// node, `ledger vtrust show` and this view number epochs alike.
+func epochOfBlock(n, tempo uint64) uint64 { return n/tempo + 1 }
+
 func (x *index) addBlock(b ledger.StoredBlock) {
 	x.gen++
 	x.counts.Blocks++
 	v := b.Validator
-	e := b.Anchor.Number / x.tempo
+	e := epochOfBlock(b.Anchor.Number, x.tempo)
 	ep := x.epoch(e)
 	ep.version++
 	if r, ok := ep.ranges[v]; ok {
@@ -303,7 +308,7 @@ func (x *index) addBlock(b ledger.StoredBlock) {
 				// unknown, the outcome cannot count anywhere.
 				continue
 			}
-			about := x.epoch(n / x.tempo)
+			about := x.epoch(epochOfBlock(n, x.tempo))
 			about.outcomesIn[e] = true
 			about.outcomes++
 			about.version++

@@ -18,17 +18,18 @@ func TestVTrust(t *testing.T) {
 	if v.Source != explorer.SourceLedger || len(v.Validators) != 2 || len(v.Epochs) != 2 {
 		t.Fatalf("source %s, %d validators, epochs %+v", v.Source, len(v.Validators), v.Epochs)
 	}
-	// Epoch 0 holds no duel result but Bob's outcomes about Alice's block
-	// 0 (anchor 40), recorded in his block anchored 151 (epoch 1).
+	// Epoch 1 (blocks 0 to tempo-1, as the node numbers epochs) holds no
+	// duel result but Bob's outcomes about Alice's block 0 (anchor 40),
+	// recorded in his block anchored 151 (epoch 2).
 	e0, e1 := v.Epochs[0], v.Epochs[1]
-	if e0.Epoch != 0 || e0.Votes != 0 || e0.Outcomes != len(f.Outcomes) || e1.Epoch != 1 || e1.Votes != 2 || e1.Outcomes != 0 {
+	if e0.Epoch != 1 || e0.Votes != 0 || e0.Outcomes != len(f.Outcomes) || e1.Epoch != 2 || e1.Votes != 2 || e1.Outcomes != 0 {
 		t.Errorf("epochs %+v", v.Epochs)
 	}
 	if e0.Winner == nil || e0.Winner.Hotkey != f.Champion.Key.Public() || e1.Winner == nil || e1.Winner.Hotkey != f.Contender.Key.Public() {
-		t.Errorf("winners: epoch 0 %+v, epoch 1 %+v; want the champion then the contender", e0.Winner, e1.Winner)
+		t.Errorf("winners: epoch 1 %+v, epoch 2 %+v; want the champion then the contender", e0.Winner, e1.Winner)
 	}
 	ep := v.Epoch
-	if ep == nil || ep.Epoch != 1 || ep.Output == nil || ep.Error != "" {
+	if ep == nil || ep.Epoch != 2 || ep.Output == nil || ep.Error != "" || ep.FirstBlock != v.Tempo || ep.LastBlock != 2*v.Tempo-1 {
 		t.Fatalf("default epoch %+v", ep)
 	}
 	if w := ep.Output.Weights; len(w.UIDs) != 1 || w.UIDs[0] != f.Contender.UID || w.Values[0] != 65535 {
@@ -36,9 +37,9 @@ func TestVTrust(t *testing.T) {
 	}
 
 	var e explorer.VTrustView
-	getJSON(t, "/api/v1/vtrust?epoch=0", &e)
-	if e.Epoch == nil || e.Epoch.Output == nil {
-		t.Fatalf("epoch 0: %+v", e.Epoch)
+	getJSON(t, "/api/v1/vtrust?epoch=1", &e)
+	if e.Epoch == nil || e.Epoch.Output == nil || e.Epoch.FirstBlock != 0 {
+		t.Fatalf("epoch 1: %+v", e.Epoch)
 	}
 	alice := f.Validators[0].Public()
 	n := uint64(len(f.Outcomes))
@@ -48,7 +49,7 @@ func TestVTrust(t *testing.T) {
 		}
 		// One disagreement among Bob's verdicts on her block 0.
 		if tr.Agreed != n-1 || tr.Disagreed != 1 || tr.ReexecPPM != uint32(1_000_000*(n-1)/n) {
-			t.Errorf("Alice in epoch 0: %+v", tr)
+			t.Errorf("Alice in epoch 1: %+v", tr)
 		}
 	}
 }
