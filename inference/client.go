@@ -198,7 +198,11 @@ type failure struct {
 }
 
 func (c *Client) attempt(ctx context.Context, url, apiKey string, body []byte, call *Call) (Completion, *failure) {
-	actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	// The deadline and the latency share one start, so that an attempt
+	// that timed out never records less than the timeout (a busy machine
+	// may deschedule this goroutine between two clock reads).
+	sent := time.Now()
+	actx, cancel := context.WithDeadline(ctx, sent.Add(c.opts.Timeout))
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -211,7 +215,6 @@ func (c *Client) attempt(ctx context.Context, url, apiKey string, body []byte, c
 		req.Header.Set("Authorization", "Bearer "+apiKey)
 	}
 	call.Status, call.BodyBytes, call.Raw = 0, 0, nil
-	sent := time.Now()
 	defer func() { call.LatencyMS = time.Since(sent).Milliseconds() }()
 
 	resp, err := c.opts.HTTPClient.Do(req)
