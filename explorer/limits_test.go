@@ -23,30 +23,8 @@ import (
 // MaxBlockTranscripts). The store holds one block of 1,001 transcripts of
 // one miner, so each list has more items than its bound.
 func TestPageSizeBounds(t *testing.T) {
-	s, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	alice := recordtest.Hotkey(t, "//Alice")
-	a, err := s.NewAppender(alice)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trs := make([]record.Transcript, explorer.MaxPointsLimit+1)
-	for i := range trs {
-		trs[i] = recordtest.Transcript(alice.Public(), uint64(i), 0)
-		trs[i].Miner.Hotkey = trs[0].Miner.Hotkey
-	}
-	if _, err := a.Append(context.Background(), recordtest.Anchor(1), trs, nil); err != nil {
-		t.Fatal(err)
-	}
-	h, err := explorer.Handler(s, explorer.Options{Refresh: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	trs := oneMinersTranscripts(t, explorer.MaxPointsLimit+1)
+	srv := serveTranscripts(t, trs)
 
 	miner := trs[0].Miner.Hotkey
 	type list = explorer.Page[explorer.TranscriptSummary]
@@ -60,9 +38,9 @@ func TestPageSizeBounds(t *testing.T) {
 		bound int
 		page  func(t *testing.T, path string) list
 	}{
-		{"validator transcripts", "/api/v1/validators/" + alice.Public().String() + "/transcripts", explorer.MaxLimit, pageOf},
+		{"validator transcripts", "/api/v1/validators/" + trs[0].Validator.String() + "/transcripts", explorer.MaxLimit, pageOf},
 		{"miner transcripts", "/api/v1/miners/" + miner.String() + "/transcripts", explorer.MaxPointsLimit, pageOf},
-		{"block transcripts", "/api/v1/validators/" + alice.Public().String() + "/blocks/0", explorer.MaxBlockTranscripts, func(t *testing.T, path string) list {
+		{"block transcripts", "/api/v1/validators/" + trs[0].Validator.String() + "/blocks/0", explorer.MaxBlockTranscripts, func(t *testing.T, path string) list {
 			var v explorer.BlockView
 			getJSONAt(t, srv.URL, path, &v)
 			return v.TranscriptList
@@ -120,36 +98,14 @@ func TestEveryListTakesMaxLimit(t *testing.T) {
 // transcript of theirs once, in log order, the last page naming no next.
 func TestMinerTranscriptsScanBound(t *testing.T) {
 	t.Parallel()
-	s, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	alice := recordtest.Hotkey(t, "//Alice")
-	a, err := s.NewAppender(alice)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trs := make([]record.Transcript, explorer.MaxScan+2)
-	for i := range trs {
-		trs[i] = recordtest.Transcript(alice.Public(), uint64(i), 0)
-		trs[i].Miner.Hotkey = trs[0].Miner.Hotkey
-	}
+	trs := oneMinersTranscripts(t, explorer.MaxScan+2)
 	sat := &trs[explorer.MaxScan]
-	id, err := challenge.Derive(recordtest.SeedAnchor.Hash, alice.Public(), "sat", 1, uint64(explorer.MaxScan))
+	id, err := challenge.Derive(recordtest.SeedAnchor.Hash, sat.Validator, "sat", 1, uint64(explorer.MaxScan))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sat.Challenge, sat.Env, sat.EnvVersion = id, id.Env, id.Version
-	if _, err := a.Append(context.Background(), recordtest.Anchor(1), trs, nil); err != nil {
-		t.Fatal(err)
-	}
-	h, err := explorer.Handler(s, explorer.Options{Refresh: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := serveTranscripts(t, trs)
 	base := "/api/v1/miners/" + trs[0].Miner.Hotkey.String() + "/transcripts?limit=1000"
 
 	var first, second explorer.Page[explorer.TranscriptSummary]
@@ -236,4 +192,41 @@ func TestMinerTranscriptsEnvLastPage(t *testing.T) {
 	if checked < 2 {
 		t.Fatalf("checked %d (miner, env) pairs; the fixture should have several", checked)
 	}
+}
+
+// oneMinersTranscripts returns n transcripts of Alice's, all put to one
+// miner.
+func oneMinersTranscripts(t *testing.T, n int) []record.Transcript {
+	alice := recordtest.Hotkey(t, "//Alice").Public()
+	trs := make([]record.Transcript, n)
+	for i := range trs {
+		trs[i] = recordtest.Transcript(alice, uint64(i), 0)
+		trs[i].Miner.Hotkey = trs[0].Miner.Hotkey
+	}
+	return trs
+}
+
+// serveTranscripts appends trs, in one block of Alice's, to a new store
+// and serves the explorer on it until the test ends.
+func serveTranscripts(t *testing.T, trs []record.Transcript) *httptest.Server {
+	t.Helper()
+	s, err := ledger.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	a, err := s.NewAppender(recordtest.Hotkey(t, "//Alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Append(context.Background(), recordtest.Anchor(1), trs, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := explorer.Handler(s, explorer.Options{Refresh: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
 }
