@@ -155,17 +155,7 @@ func TestVerifyCARDecisionShapedLikeAForkProof(t *testing.T) {
 		}
 		return nil
 	})
-	var buf bytes.Buffer
-	if _, err := archive.Export(s, &buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := verify.VerifyCAR(bytes.NewReader(buf.Bytes()), verify.Options{Reexecute: true, Challenges: verify.NewMemSet()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := exportAndAudit(t, s)
 	if rep.Chains != 3 {
 		t.Errorf("archive audit went through %d chains of 3 (%d blocks): %v", rep.Chains, rep.Blocks, rep.Failures)
 	}
@@ -194,6 +184,19 @@ func TestVerifyCARLastBlockDecisionIsTheNextGenesis(t *testing.T) {
 			tr.TurnRewards[len(tr.TurnRewards)-1]++
 		}
 	}, func(int) [][]byte { return [][]byte{hi0.Raw} })
+	rep := exportAndAudit(t, s)
+	if len(rep.Failures) != 1 || rep.Failures[0].Validator != lo.Public().String() || rep.Failures[0].Transcript != 1 {
+		t.Errorf("want lo's transcript 1 alone: %v", rep.Failures)
+	}
+	if rep.Chains != 2 || rep.Blocks != 3 {
+		t.Errorf("%d chains and %d blocks checked, want 2 and 3", rep.Chains, rep.Blocks)
+	}
+}
+
+// exportAndAudit exports s, closes it, and verifies the archive with
+// re-execution.
+func exportAndAudit(t *testing.T, s *ledger.Store) verify.Report {
+	t.Helper()
 	var buf bytes.Buffer
 	if _, err := archive.Export(s, &buf); err != nil {
 		t.Fatal(err)
@@ -205,10 +208,5 @@ func TestVerifyCARLastBlockDecisionIsTheNextGenesis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Failures) != 1 || rep.Failures[0].Validator != lo.Public().String() || rep.Failures[0].Transcript != 1 {
-		t.Errorf("want lo's transcript 1 alone: %v", rep.Failures)
-	}
-	if rep.Chains != 2 || rep.Blocks != 3 {
-		t.Errorf("%d chains and %d blocks checked, want 2 and 3", rep.Chains, rep.Blocks)
-	}
+	return rep
 }
