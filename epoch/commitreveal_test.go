@@ -22,19 +22,10 @@ func TestDethroneSticksUnderCommitReveal(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			w := newModelWorld(t, cr, 23, []uint64{100, 100, 100, 100})
-			ctx := context.Background()
 			ds := w.drivers(t, w.champ)
 			want := map[uint64]string{1: "champion", 2: "champion", 3: "contender", 4: "contender", 5: "contender", 6: "contender"}
 			for k := uint64(1); k <= 6; k++ {
-				head, _ := w.chain.Head(ctx)
-				if err := w.chain.Advance(int(k*tempo + 1 - head.Number)); err != nil {
-					t.Fatal(err)
-				}
-				for i, d := range ds {
-					rep, err := d.Step(ctx, k)
-					if err != nil {
-						t.Fatalf("validator %d epoch %d: %v", i, k, err)
-					}
+				for i, rep := range w.stepAll(t, ds, k) {
 					got := "champion"
 					if rep.Output.Champion.Hotkey == w.con.Hotkey {
 						got = "contender"

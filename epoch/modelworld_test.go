@@ -135,3 +135,23 @@ func (w *modelWorld) drivers(t *testing.T, champion duel.Side) []*Driver {
 	}
 	return ds
 }
+
+// stepAll advances the chain just past epoch k's boundary and runs epoch k
+// on every driver, in order.
+func (w *modelWorld) stepAll(t *testing.T, ds []*Driver, k uint64) []Report {
+	t.Helper()
+	ctx := context.Background()
+	head, _ := w.chain.Head(ctx)
+	if err := w.chain.Advance(int(k*tempo + 1 - head.Number)); err != nil {
+		t.Fatal(err)
+	}
+	reps := make([]Report, len(ds))
+	for i, d := range ds {
+		rep, err := d.Step(ctx, k)
+		if err != nil {
+			t.Fatalf("validator %d epoch %d: %v", i, k, err)
+		}
+		reps[i] = rep
+	}
+	return reps
+}

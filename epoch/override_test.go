@@ -1,7 +1,6 @@
 package epoch
 
 import (
-	"context"
 	"testing"
 
 	"github.com/affine-ledger/ledger/duel"
@@ -33,7 +32,6 @@ func TestOverrideHealsASplit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newModelWorld(t, tc.cr, 0, []uint64{100, 100, 100, 100})
-			ctx := context.Background()
 			late := copyStore(t, w.store)
 			var dethrone, retake []ledger.StoredBlock
 			for _, k := range w.keys[:3] {
@@ -62,15 +60,7 @@ func TestOverrideHealsASplit(t *testing.T) {
 				return true
 			}
 			for k := uint64(1); k <= 6; k++ {
-				head, _ := w.chain.Head(ctx)
-				if err := w.chain.Advance(int(k*tempo + 1 - head.Number)); err != nil {
-					t.Fatal(err)
-				}
-				for i, d := range ds {
-					rep, err := d.Step(ctx, k)
-					if err != nil {
-						t.Fatalf("validator %d epoch %d: %v", i, k, err)
-					}
+				for i, rep := range w.stepAll(t, ds, k) {
 					if got := rep.Output.Champion.Hotkey == w.con.Hotkey; got != want(i, k) {
 						t.Errorf("validator %d: epoch %d ends with the contender %v, want %v", i, k, got, want(i, k))
 					}
