@@ -56,7 +56,6 @@ func (s Section) Where() string {
 // reads a whole archive through a few dozen buffers instead of allocating
 // (and zeroing) one per object.
 type Reader struct {
-	br     *car.BlockReader
 	in     *countingReader
 	Roots  []cid.Cid
 	next   int
@@ -90,7 +89,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 			return nil, fmt.Errorf("%w: root %d: %v", ErrMalformed, i, err)
 		}
 	}
-	return &Reader{br: br, in: in, Roots: br.Roots, free: make(chan []byte, recycled)}, nil
+	return &Reader{in: in, Roots: br.Roots, free: make(chan []byte, recycled)}, nil
 }
 
 // Next returns the next section, io.EOF after the last. After any other
@@ -107,11 +106,6 @@ func (r *Reader) Next() (Section, error) {
 	s := Section{Index: r.next, Offset: r.in.n}
 	var err error
 	s.CID, s.Data, err = r.section()
-	if errors.Is(err, io.EOF) && r.in.n > s.Offset {
-		// go-car reports a section cut right after its length as a
-		// clean end.
-		err = io.ErrUnexpectedEOF
-	}
 	if err == nil {
 		err = checkAddress(s.CID)
 	}
@@ -128,23 +122,52 @@ func (r *Reader) Next() (Section, error) {
 }
 
 // section reads the next section's CID and data, the data into a recycled
-// buffer if one is large enough. go-car frames the section and parses the
-// CID; the bound is checked here, before the data is read, because
-// go-car's streaming read takes none.
+// buffer if one is large enough. Sections are framed here, not by go-car
+// (which reads only the header): its section reader takes no bound, and
+// the CID parser it calls allocates whatever digest length a section
+// claims (32 MiB from an 80-byte file) before any bound could be checked.
+// Here the length comes first, and nothing is allocated past MaxSection.
 func (r *Reader) section() (cid.Cid, []byte, error) {
-	c, body, n, err := r.br.NextReader()
+	start := r.in.n
+	size, err := binary.ReadUvarint(r.in)
 	if err != nil {
+		if errors.Is(err, io.EOF) && r.in.n > start {
+			err = io.ErrUnexpectedEOF
+		}
 		return cid.Undef, nil, err
 	}
-	if size := uint64(c.ByteLen()) + n; size > MaxSection {
+	if size == 0 {
+		return cid.Undef, nil, errors.New("empty section")
+	}
+	if size > MaxSection {
 		return cid.Undef, nil, fmt.Errorf("section of %d bytes, over the limit of %d", size, MaxSection)
 	}
-	data := r.buffer(int(n))
-	if _, err := io.ReadFull(body, data); err != nil {
+	// The CID is parsed in place, so that the data gets a buffer of its
+	// own that Recycle can hand back whole. A ledger CID is 36 bytes; one
+	// longer than maxCIDBytes is refused as cut short.
+	head, err := r.in.r.Peek(int(min(size, maxCIDBytes)))
+	if err != nil && len(head) == 0 {
+		return cid.Undef, nil, io.ErrUnexpectedEOF
+	}
+	n, c, err := cid.CidFromBytes(head)
+	if err != nil {
+		return cid.Undef, nil, fmt.Errorf("section CID: %w", err)
+	}
+	if _, err := r.in.Discard(n); err != nil {
+		return cid.Undef, nil, err
+	}
+	data := r.buffer(int(size) - n)
+	if _, err := io.ReadFull(r.in, data); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
 		return cid.Undef, nil, err
 	}
 	return c, data, nil
 }
+
+// maxCIDBytes bounds the CID of a section the reader parses.
+const maxCIDBytes = 128
 
 // buffer returns n bytes of a recycled buffer, or new ones.
 func (r *Reader) buffer(n int) []byte {
@@ -215,9 +238,9 @@ func checkHeader(got []byte, roots []cid.Cid) error {
 	return nil
 }
 
-// countingReader counts the bytes go-car consumes, which it reads
-// exactly (varints byte by byte, sections with io.ReadFull), so the count
-// is the offset of the next section. It buffers, for the same reason, and
+// countingReader counts the bytes go-car (the header) and section
+// consume, which they read exactly (varints byte by byte, the rest with
+// io.ReadFull), so the count is the offset of the next section. It buffers, for the same reason, and
 // keeps what it reads while recording (the header).
 type countingReader struct {
 	r         *bufio.Reader
@@ -244,6 +267,13 @@ func (c *countingReader) ReadByte() (byte, error) {
 		}
 	}
 	return b, err
+}
+
+// Discard skips n bytes the caller peeked at (never while recording).
+func (c *countingReader) Discard(n int) (int, error) {
+	d, err := c.r.Discard(n)
+	c.n += int64(d)
+	return d, err
 }
 
 func (c *countingReader) stopRecording() []byte {

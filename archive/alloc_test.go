@@ -11,14 +11,14 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 )
 
-// TestReviewSectionCIDDigestAllocation: spec/verify.md ("Readers accept
+// TestSectionCIDDigestAllocation: spec/verify.md ("Readers accept
 // sections of at most 2 MiB + 64 bytes ... and never allocate more before
 // checking"). A 60-byte archive whose first section announces a huge
 // length and a CID whose multihash claims a 32 MiB digest must be refused
 // without allocating the digest: the section bound is checked only after
 // go-car has parsed the CID, and go-cid allocates the claimed digest length
 // (up to 32 MiB) before reading it.
-func TestReviewSectionCIDDigestAllocation(t *testing.T) {
+func TestSectionCIDDigestAllocation(t *testing.T) {
 	h, err := codec.Marshal(struct {
 		Roots   []codec.Link `cbor:"roots"`
 		Version uint64       `cbor:"version"`
