@@ -1,0 +1,69 @@
+package main
+
+// Failing tests from an adversarial review of the command line, one per
+// bug, each named for what it shows. They use the real command path
+// (run, newRootCmd) as the other tests of this package do.
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/affine-ledger/ledger/verify/verifytest"
+)
+
+// snapshotDir maps every file name in dir to the hash of its bytes.
+func snapshotDir(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][32]byte{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = sha256.Sum256(data)
+	}
+	return out
+}
+
+// TestReviewReadOnlyCommandsLeaveStoreUntouched: an auditor's or a
+// miner's command reads a store it did not write; it must not rewrite it
+// (new MANIFEST, new WAL, new OPTIONS, old ones deleted), which also makes
+// it fail on a read-only copy or mount.
+func TestReviewReadOnlyCommandsLeaveStoreUntouched(t *testing.T) {
+	t.Parallel()
+	v := verifytest.Key(0).Public().String()
+	for name, args := range map[string][]string{
+		"verify":      {"verify", "--no-reexec"},
+		"transcripts": {"transcripts", "--miner", verifytest.Miner(1).String()},
+		"consistency": {"consistency", "--validator", v, "--from", "0", "--to", "1"},
+		"ratio show":  {"ratio", "show"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir, _ := builtLedger(t)
+			before := snapshotDir(t, dir)
+			if code, out, errs := ledgerRun(t, append(args, "--data", dir)...); code != 0 {
+				t.Fatalf("%v: exit %d: %s %s", args, code, out, errs)
+			}
+			after := snapshotDir(t, dir)
+			for f := range before {
+				if _, ok := after[f]; !ok {
+					t.Errorf("%s deleted %s", name, f)
+				} else if after[f] != before[f] {
+					t.Errorf("%s rewrote %s", name, f)
+				}
+			}
+			for f := range after {
+				if _, ok := before[f]; !ok {
+					t.Errorf("%s created %s", name, f)
+				}
+			}
+		})
+	}
+}
