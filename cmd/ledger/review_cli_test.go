@@ -6,6 +6,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -65,5 +66,23 @@ func TestReviewReadOnlyCommandsLeaveStoreUntouched(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReviewVerifyFromPastHead: --from above every head verifies nothing
+// and must not report a clean audit ("ok: 0 chains", exit 0); an unknown
+// --validator is already a usage error (2), and so should be a height the
+// chain does not reach.
+func TestReviewVerifyFromPastHead(t *testing.T) {
+	t.Parallel()
+	dir, spec := builtLedger(t)
+	past := fmt.Sprint(spec.Blocks) // heights are 0..Blocks-1
+	for _, args := range [][]string{
+		{"verify", "--data", dir, "--from", past},
+		{"verify", "--data", dir, "--validator", verifytest.Key(0).Public().String(), "--from", past},
+	} {
+		if code, out, errs := ledgerRun(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d: %s %s", args, code, exitUsage, out, errs)
+		}
 	}
 }
