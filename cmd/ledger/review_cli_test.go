@@ -86,3 +86,18 @@ func TestReviewVerifyFromPastHead(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewRatioShowNodeDataDir: README: "--data takes a store or a
+// node's data directory"; every other store command resolves DIR/store,
+// ratio show refuses it.
+func TestReviewRatioShowNodeDataDir(t *testing.T) {
+	t.Parallel()
+	store, _ := builtLedger(t)
+	nodeDir := filepath.Dir(store) // builtLedger puts the store in DIR/store
+	if code, _, _ := ledgerRun(t, "verify", "--data", nodeDir, "--no-reexec"); code != 0 {
+		t.Fatalf("verify --data NODEDIR: exit %d", code)
+	}
+	if code, out, errs := ledgerRun(t, "ratio", "show", "--data", nodeDir, "--json"); code != 0 {
+		t.Fatalf("ratio show --data NODEDIR: exit %d: %s %s", code, out, errs)
+	}
+}
