@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -99,5 +100,17 @@ func TestReviewRatioShowNodeDataDir(t *testing.T) {
 	}
 	if code, out, errs := ledgerRun(t, "ratio", "show", "--data", nodeDir, "--json"); code != 0 {
 		t.Fatalf("ratio show --data NODEDIR: exit %d: %s %s", code, out, errs)
+	}
+}
+
+// TestReviewVtrustShowEpochZero: epochs start at 1 (epoch.Compute refuses
+// 0), but an explicit --epoch 0 is taken as "the default" and silently
+// replaced by the last ended epoch (here: "no epoch has ended yet", exit 1).
+func TestReviewVtrustShowEpochZero(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	code, out, errs := ledgerRun(t, "vtrust", "show", "--data", dir, "--chain", "local", "--epoch", "0")
+	if code != exitUsage || !strings.Contains(errs, "--epoch") {
+		t.Fatalf("--epoch 0: exit %d, want %d naming --epoch: %s %s", code, exitUsage, out, errs)
 	}
 }
