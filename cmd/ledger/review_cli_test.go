@@ -114,3 +114,16 @@ func TestReviewVtrustShowEpochZero(t *testing.T) {
 		t.Fatalf("--epoch 0: exit %d, want %d naming --epoch: %s %s", code, exitUsage, out, errs)
 	}
 }
+
+// TestReviewVtrustShowEpochOverflow: --epoch K reads chain blocks
+// [(K-1)·tempo, K·tempo); a K whose window overflows uint64 wraps to a
+// nonsense window and is reported as a clean computation (exit 0).
+func TestReviewVtrustShowEpochOverflow(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	// 2^61 · 360 = 45 · 2^64: the window's end wraps to block 0.
+	code, out, errs := ledgerRun(t, "vtrust", "show", "--data", dir, "--chain", "local", "--epoch", "2305843009213693952")
+	if code != exitUsage {
+		t.Fatalf("--epoch 2^61: exit %d, want %d: %s %s", code, exitUsage, out, errs)
+	}
+}
