@@ -5,13 +5,18 @@ package main
 // (run, newRootCmd) as the other tests of this package do.
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/affine-ledger/ledger/chain/local"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -125,5 +130,49 @@ func TestReviewVtrustShowEpochOverflow(t *testing.T) {
 	code, out, errs := ledgerRun(t, "vtrust", "show", "--data", dir, "--chain", "local", "--epoch", "2305843009213693952")
 	if code != exitUsage {
 		t.Fatalf("--epoch 2^61: exit %d, want %d: %s %s", code, exitUsage, out, errs)
+	}
+}
+
+// TestReviewNodeNetuidFollowsChain: the README's validator command gives
+// the subnet in --chain (.../netuid=N) and no --netuid; the node then
+// gossips on subnet 0's topics while validating subnet N. A node whose
+// --netuid (default 0) contradicts its chain's subnet must take the
+// chain's or refuse to start.
+func TestReviewNodeNetuidFollowsChain(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nodeCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "hotkey.json")
+	alice, _ := keys.FromURI("//Alice")
+	if err := keys.WriteKeyFile(keyFile, alice, false); err != nil {
+		t.Fatal(err)
+	}
+	var out nodeOutput
+	done := startNode(nodeCtx, &out, "--data", filepath.Join(dir, "node"), "--key", keyFile,
+		"--listen", "/ip4/127.0.0.1/tcp/0", "--chain", "local", "--evaluate=false", "--epochs=false")
+	netuid := ""
+	for netuid == "" {
+		if m := regexp.MustCompile(`netuid (\d+) listening`).FindStringSubmatch(out.String()); m != nil {
+			netuid = m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			// Refusing the contradiction (exit 2) is a fix too.
+			if err != nil {
+				return
+			}
+			t.Fatalf("node ended without error or output: %s", out.String())
+		case <-ctx.Done():
+			t.Fatalf("node never started: %s", out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	stop()
+	<-done
+	if want := fmt.Sprint(local.DefaultNetuid); netuid != want {
+		t.Fatalf("node joined netuid %s; its chain's subnet is %s", netuid, want)
 	}
 }
