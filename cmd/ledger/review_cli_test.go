@@ -176,3 +176,18 @@ func TestReviewNodeNetuidFollowsChain(t *testing.T) {
 		t.Fatalf("node joined netuid %s; its chain's subnet is %s", netuid, want)
 	}
 }
+
+// TestReviewImportBadArchiveCreatesNoStore: import of a file that is not a
+// readable CARv1 exits 2 but has already created an empty Pebble store at
+// --data (a typo'd path gains a store).
+func TestReviewImportBadArchiveCreatesNoStore(t *testing.T) {
+	t.Parallel()
+	dst := filepath.Join(t.TempDir(), "new")
+	if code, out, errs := ledgerRun(t, "import", "--data", dst, "--car", writeFile(t, "not a car")); code != exitUsage {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		entries, _ := os.ReadDir(dst)
+		t.Fatalf("import of an unreadable archive created %s (%d files)", dst, len(entries))
+	}
+}
