@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -189,5 +190,19 @@ func TestReviewImportBadArchiveCreatesNoStore(t *testing.T) {
 	if _, err := os.Stat(dst); err == nil {
 		entries, _ := os.ReadDir(dst)
 		t.Fatalf("import of an unreadable archive created %s (%d files)", dst, len(entries))
+	}
+}
+
+// TestReviewTranscriptsRejectsBadEnv: --env that is not an env name (the
+// explorer answers 400 for it) gives an empty list and exit 0: a miner's
+// typo looks like "no transcripts".
+func TestReviewTranscriptsRejectsBadEnv(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", verifytest.Miner(1).String(), "--env", "Mult 8", "--json")
+	if code != exitUsage {
+		var rows []json.RawMessage
+		json.Unmarshal([]byte(out), &rows)
+		t.Fatalf("--env \"Mult 8\": exit %d with %d rows, want %d: %s", code, len(rows), exitUsage, errs)
 	}
 }
