@@ -19,6 +19,7 @@ import (
 	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/verify/verifytest"
+	"github.com/spf13/cobra"
 )
 
 // snapshotDir maps every file name in dir to the hash of its bytes.
@@ -205,4 +206,27 @@ func TestReviewTranscriptsRejectsBadEnv(t *testing.T) {
 		json.Unmarshal([]byte(out), &rows)
 		t.Fatalf("--env \"Mult 8\": exit %d with %d rows, want %d: %s", code, len(rows), exitUsage, errs)
 	}
+}
+
+// TestReviewEveryCommandHelpHasExampleAndExitCodes: README: "Every command
+// has --help with an example"; main.go: exit codes "documented in every
+// command's help".
+func TestReviewEveryCommandHelpHasExampleAndExitCodes(t *testing.T) {
+	t.Parallel()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if !c.Runnable() || c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+		if c.Example == "" {
+			t.Errorf("%q has no example", c.CommandPath())
+		}
+		if !strings.Contains(c.Long, "Exit codes") {
+			t.Errorf("%q does not document its exit codes", c.CommandPath())
+		}
+	}
+	walk(newRootCmd())
 }
