@@ -1,0 +1,41 @@
+package explorer_test
+
+// Failing tests from an adversarial review of the explorer's API, one per
+// bug, each named for what it shows.
+
+import (
+	"fmt"
+	"net/url"
+	"testing"
+
+	"github.com/affine-ledger/ledger/explorer"
+)
+
+// TestReviewMinerTranscriptsEnvLastPage: spec/api.md: "next is \"\" on
+// the last page". With env=, a page holding the miner's last transcripts
+// of that env still names a next page, which is empty.
+func TestReviewMinerTranscriptsEnvLastPage(t *testing.T) {
+	t.Parallel()
+	var miners explorer.Page[explorer.MinerRow]
+	getJSON(t, "/api/v1/miners?limit=500", &miners)
+	for _, m := range miners.Items {
+		all, _ := pages[explorer.TranscriptSummary](t, "/api/v1/miners/"+m.Hotkey.String()+"/transcripts?limit=1000")
+		count := map[string]int{}
+		for _, x := range all {
+			count[x.Env]++
+		}
+		for env, n := range count {
+			path := fmt.Sprintf("/api/v1/miners/%s/transcripts?env=%s&limit=%d", m.Hotkey, env, n)
+			var p explorer.Page[explorer.TranscriptSummary]
+			getJSON(t, path, &p)
+			if len(p.Items) != n {
+				t.Fatalf("%s: %d items, want %d", path, len(p.Items), n)
+			}
+			if p.Next != "" {
+				var q explorer.Page[explorer.TranscriptSummary]
+				getJSON(t, path+"&cursor="+url.QueryEscape(p.Next), &q)
+				t.Errorf("%s: all %d items of env %s, but next %q (a page of %d items)", path, n, env, p.Next, len(q.Items))
+			}
+		}
+	}
+}
