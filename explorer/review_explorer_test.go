@@ -5,6 +5,7 @@ package explorer_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"testing"
 
@@ -36,6 +37,21 @@ func TestReviewMinerTranscriptsEnvLastPage(t *testing.T) {
 				getJSON(t, path+"&cursor="+url.QueryEscape(p.Next), &q)
 				t.Errorf("%s: all %d items of env %s, but next %q (a page of %d items)", path, n, env, p.Next, len(q.Items))
 			}
+		}
+	}
+}
+
+// TestReviewUndecodableQueryIs400: a query string Go cannot decode is
+// dropped whole by URL.Query, so an unknown parameter or a malformed limit
+// is served as if absent (200) instead of the 400 spec/api.md names.
+func TestReviewUndecodableQueryIs400(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{
+		"/api/v1/status?bogus=%zz",
+		"/api/v1/validators?limit=%zz",
+	} {
+		if r := get(t, shared.url, path); r.code != http.StatusBadRequest {
+			t.Errorf("GET %s: %d, want 400: %.200s", path, r.code, r.body)
 		}
 	}
 }
