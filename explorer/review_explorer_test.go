@@ -4,6 +4,7 @@ package explorer_test
 // bug, each named for what it shows.
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -53,5 +54,26 @@ func TestReviewUndecodableQueryIs400(t *testing.T) {
 		if r := get(t, shared.url, path); r.code != http.StatusBadRequest {
 			t.Errorf("GET %s: %d, want 400: %.200s", path, r.code, r.body)
 		}
+	}
+}
+
+// TestReviewMethodNotAllowedIsJSONError: spec/api.md: other methods get
+// 405, and an error is {"error", "status"} as JSON; the mux answers 405
+// in text/plain.
+func TestReviewMethodNotAllowedIsJSONError(t *testing.T) {
+	t.Parallel()
+	req, _ := http.NewRequest(http.MethodPost, shared.url+"/api/v1/status", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error  string `json:"error"`
+		Status int    `json:"status"`
+	}
+	derr := json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || derr != nil || body.Status != 405 {
+		t.Fatalf("POST /api/v1/status: %d %q, body decodes: %v %+v", resp.StatusCode, resp.Header.Get("Content-Type"), derr, body)
 	}
 }
