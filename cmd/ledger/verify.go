@@ -192,8 +192,8 @@ func verifyArchiveFile(cmd *cobra.Command, path string, opts verify.Options) (ve
 	return rep, nil
 }
 
-// openExistingStore opens a store that must already exist: ledger.Open
-// would create an empty one.
+// openExistingStore opens, read-only (verify.OpenStore), the store --data
+// names: a store or a node's data directory; it must exist.
 func openExistingStore(dir string) (*ledger.Store, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
