@@ -114,12 +114,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 }
 
 // OpenReadOnly opens the existing store in dir for reading, with the
-// checks of Open, and writes nothing to dir: Pebble replays the WAL into
+// checks of Open, and changes no file of it: Pebble replays the WAL into
 // memory instead of flushing it, and neither rewrites its MANIFEST and
 // OPTIONS nor compacts or deletes files, as it does when opened for
-// writing. An auditor's copy, or a read-only mount, stays byte for byte
-// what it was. (Pebble still takes its LOCK file, so a store a running
-// node holds cannot be opened.) Every write fails with ErrReadOnly. A
+// writing, so an auditor's copy stays byte for byte what it was. Pebble
+// still takes its (empty) LOCK file, exclusively and opened for writing:
+// a store a running node holds cannot be opened, and neither can a store
+// on a read-only file system. Every write fails with ErrReadOnly. A
 // directory holding no Pebble database, or an empty one without the
 // layout version key, fails with ErrNotStore.
 func OpenReadOnly(dir string, opts ...Option) (*Store, error) {

@@ -54,7 +54,7 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 				return err
 			}
 			// Read-only: serving never writes (spec/api.md), so the
-			// store stays as it was, on a read-only mount too.
+			// store stays as it was.
 			s, err := ledger.OpenReadOnly(dir)
 			if err != nil {
 				return fmt.Errorf("%w (is a node running on it? mount the explorer in the node instead)", err)
