@@ -40,12 +40,12 @@ type computed struct {
 // there instead of reading the chain's state at the boundary (which a
 // pruned chain node may no longer hold).
 func compute(ctx context.Context, c chain.Chain, a *Auditor, k uint64, champion duel.Side, known *participants) (computed, error) {
-	if k == 0 {
-		return computed{}, fmt.Errorf("epoch 0 reads nothing: epochs start at 1")
-	}
 	p, err := c.Params(ctx)
 	if err != nil {
 		return computed{}, fmt.Errorf("read chain params: %w", err)
+	}
+	if err := CheckEpoch(k, p.Tempo); err != nil {
+		return computed{}, err
 	}
 	e := computed{window: WindowOf(k, p.Tempo)}
 	if _, err := a.CatchUp(); err != nil {

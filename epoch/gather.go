@@ -2,7 +2,9 @@ package epoch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
@@ -19,8 +21,26 @@ type Window struct {
 	To   uint64 `json:"to"`
 }
 
-// WindowOf returns epoch k's window (k ≥ 1).
+// WindowOf returns epoch k's window; k must pass CheckEpoch.
 func WindowOf(k, tempo uint64) Window { return Window{From: (k - 1) * tempo, To: k * tempo} }
+
+// ErrNoEpoch: an epoch number no chain block range can hold.
+var ErrNoEpoch = errors.New("no such epoch")
+
+// CheckEpoch says whether epoch k has a window at tempo: epochs start at
+// 1, and the window's end k·tempo must be a block number (a k past
+// MaxUint64/tempo wraps around to a nonsense window).
+func CheckEpoch(k, tempo uint64) error {
+	switch {
+	case tempo == 0:
+		return fmt.Errorf("%w: tempo 0", ErrNoEpoch)
+	case k == 0:
+		return fmt.Errorf("%w: epoch 0 reads nothing, epochs start at 1", ErrNoEpoch)
+	case k > math.MaxUint64/tempo:
+		return fmt.Errorf("%w: epoch %d ends past the last block number at tempo %d (the last epoch is %d)", ErrNoEpoch, k, tempo, math.MaxUint64/tempo)
+	}
+	return nil
+}
 
 // Boundary is the block epoch k begins at, the end of its window: the
 // block whose state gives the epoch its validators, stakes, miners and

@@ -108,6 +108,9 @@ func WithMaxWait(d time.Duration) AppenderOption { return func(a *Appender) { a.
 // NewAppender starts the commit loop of key's chain. One appender per key
 // at a time; Close it (or the store) to stop.
 func (s *Store) NewAppender(key *keys.Hotkey, opts ...AppenderOption) (*Appender, error) {
+	if s.opts.readOnly {
+		return nil, fmt.Errorf("ledger store: new appender: %w", ErrReadOnly)
+	}
 	a := &Appender{
 		s: s, key: key, maxBatch: record.MaxTranscriptsPerBlock,
 		queue: make(chan *appendReq, 1024), synced: make(chan syncing, 1), done: make(chan struct{}),

@@ -48,6 +48,10 @@ var (
 	// ErrCorrupt: stored data disagrees with itself (a head pointer that
 	// does not match its blocks, bytes that do not hash to their key).
 	ErrCorrupt = errors.New("store is inconsistent")
+	// ErrNotStore: OpenReadOnly found no ledger store in the directory.
+	ErrNotStore = errors.New("not a ledger store")
+	// ErrReadOnly: a write to a store opened with OpenReadOnly.
+	ErrReadOnly = errors.New("store opened read-only")
 	// ErrClosed: the store or appender was closed.
 	ErrClosed = errors.New("closed")
 	// ErrWriteFailed: Pebble failed to write or sync a batch (an I/O

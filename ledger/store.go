@@ -86,6 +86,7 @@ type options struct {
 	decisionCheck func([]byte) error
 	pebble        *pebble.Options
 	now           func() time.Time
+	readOnly      bool
 }
 
 // Option configures Open.
@@ -109,7 +110,25 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 // if the layout version differs or any validator's head pointer disagrees
 // with its stored blocks.
 func Open(dir string, opts ...Option) (*Store, error) {
-	o := options{decisionCheck: record.CheckDecision, now: time.Now}
+	return open(dir, false, opts)
+}
+
+// OpenReadOnly opens the existing store in dir for reading, with the
+// checks of Open, and changes no file of it: Pebble replays the WAL into
+// memory instead of flushing it, and neither rewrites its MANIFEST and
+// OPTIONS nor compacts or deletes files, as it does when opened for
+// writing, so an auditor's copy stays byte for byte what it was. Pebble
+// still takes its (empty) LOCK file, exclusively and opened for writing:
+// a store a running node holds cannot be opened, and neither can a store
+// on a read-only file system. Every write fails with ErrReadOnly. A
+// directory holding no Pebble database, or an empty one without the
+// layout version key, fails with ErrNotStore.
+func OpenReadOnly(dir string, opts ...Option) (*Store, error) {
+	return open(dir, true, opts)
+}
+
+func open(dir string, readOnly bool, opts []Option) (*Store, error) {
+	o := options{decisionCheck: record.CheckDecision, now: time.Now, readOnly: readOnly}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -117,6 +136,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if o.pebble != nil {
 		po = o.pebble.Clone()
 	}
+	po.ReadOnly = readOnly
 	if po.Logger == nil {
 		po.Logger = quietLogger{}
 	}
@@ -147,10 +167,16 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		},
 	})
 	db, err := pebble.Open(dir, po)
+	if readOnly && errors.Is(err, pebble.ErrDBDoesNotExist) {
+		return nil, fmt.Errorf("open ledger store %s: %w: no Pebble database", dir, ErrNotStore)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
 	}
 	s := &Store{db: db, opts: o, chains: map[keys.PublicKey]*chain{}, local: map[keys.PublicKey]*Appender{}, flushedSeq: flushed, tables: tables}
+	if readOnly {
+		s.broken = ErrReadOnly
+	}
 	if err := s.checkVersion(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
@@ -175,6 +201,12 @@ func (s *Store) checkVersion() error {
 		iter.Close()
 		if nonEmpty {
 			return fmt.Errorf("%w: data present but no layout version key", ErrCorrupt)
+		}
+		if s.opts.readOnly {
+			// A ledger store has the key from its first open on; an empty
+			// Pebble database is something else, or a store whose creation
+			// never finished.
+			return fmt.Errorf("%w: an empty database without the layout version key", ErrNotStore)
 		}
 		return s.writeVersion()
 	}

@@ -14,9 +14,12 @@ import (
 const auditCache = 1 << 20
 
 // OpenStore opens the store in dir for reading it through, as verify,
-// export and the proof commands do.
+// export and the proof commands do. It opens it read-only: an audit
+// leaves the store it reads byte for byte as it found it (the auditor's
+// copy), and a directory holding no ledger store is
+// ledger.ErrNotStore rather than a new empty store.
 func OpenStore(dir string) (*ledger.Store, error) {
 	cache := pebble.NewCache(auditCache)
 	defer cache.Unref() // the store holds its own reference
-	return ledger.Open(dir, ledger.WithPebbleOptions(&pebble.Options{Cache: cache, EventListener: tolerateCorruption()}))
+	return ledger.OpenReadOnly(dir, ledger.WithPebbleOptions(&pebble.Options{Cache: cache, EventListener: tolerateCorruption()}))
 }

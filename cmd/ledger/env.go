@@ -26,6 +26,7 @@ func newEnvListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "list",
 		Short:   "List the environments and their versions",
+		Long:    "Lists every environment this binary runs: its name, version, turns, reward range and description." + exitCodesHelp,
 		Example: "  ledger env list\n  ledger env list --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/ipfs/go-cid"
 	"github.com/schollz/progressbar/v3"
@@ -39,6 +42,13 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 				return err
 			}
 			defer in.Close()
+			name := displayName(carFile, "standard input")
+			// The header first: a file that is no archive (a wrong path,
+			// a typo) must not leave a new empty store behind.
+			src, err := checkedHeader(in)
+			if err != nil {
+				return usageError{fmt.Sprintf("%s: %v", name, err)}
+			}
 			s, err := ledger.Open(newStoreDir(dataDir))
 			if err != nil {
 				return err
@@ -50,9 +60,8 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 			}
 			defer set.Close()
 			vf := verify.New(verify.Options{Reexecute: !noReexec, Challenges: set})
-			name := displayName(carFile, "standard input")
 			bar := newProgress(cmd.ErrOrStderr(), size, "importing")
-			r := progressbar.NewReader(in, bar)
+			r := progressbar.NewReader(src, bar)
 			st, err := archive.Import(s, &r, archive.ImportOptions{Check: importCheck(vf)})
 			bar.Finish()
 			switch {
@@ -75,6 +84,34 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	f.BoolVar(&noReexec, "no-reexec", false, "skip re-executing transcripts before storing them")
 	return cmd
+}
+
+// checkedHeader reads the CARv1 header from in and checks it as
+// archive.Import will, and returns a reader of the whole input again,
+// header included. It reads no more than the header: its length prefix
+// byte by byte, then the length it names (at most archive.MaxHeader).
+func checkedHeader(in io.Reader) (io.Reader, error) {
+	var head []byte
+	one := make([]byte, 1)
+	for len(head) < binary.MaxVarintLen64 {
+		if _, err := io.ReadFull(in, one); err != nil {
+			break
+		}
+		head = append(head, one[0])
+		if one[0] < 0x80 {
+			break
+		}
+	}
+	if n, k := binary.Uvarint(head); k > 0 && n <= archive.MaxHeader {
+		body := make([]byte, n)
+		m, _ := io.ReadFull(in, body)
+		head = append(head, body[:m]...)
+	}
+	// A short or oversized header fails here as it would in Import.
+	if _, err := archive.NewReader(bytes.NewReader(head)); err != nil {
+		return nil, err
+	}
+	return io.MultiReader(bytes.NewReader(head), in), nil
 }
 
 // importCheck runs the verifier on every block before the store sees it.

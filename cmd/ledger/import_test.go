@@ -110,3 +110,27 @@ func TestNewStoreDir(t *testing.T) {
 		})
 	}
 }
+
+// TestImportBadArchiveCreatesNoStore: import of a file that is not a
+// readable CARv1 is usage (exit 2) and leaves no new empty store at
+// --data (a typo'd path would gain one).
+func TestImportBadArchiveCreatesNoStore(t *testing.T) {
+	t.Parallel()
+	for name, content := range map[string]string{
+		"text":           "not a car",
+		"empty":          "",
+		"header cut off": "\x30\xa2",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dst := filepath.Join(t.TempDir(), "new")
+			if code, out, errs := ledgerRun(t, "import", "--data", dst, "--car", writeFile(t, content)); code != exitUsage {
+				t.Fatalf("exit %d: %s %s", code, out, errs)
+			}
+			if _, err := os.Stat(dst); err == nil {
+				entries, _ := os.ReadDir(dst)
+				t.Fatalf("import of an unreadable archive created %s (%d files)", dst, len(entries))
+			}
+		})
+	}
+}

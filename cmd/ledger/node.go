@@ -54,6 +54,20 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 	return nil
 }
 
+// chainNetuid is the subnet a node on chain c joins: the chain's. A
+// --netuid that names another is refused rather than obeyed, since the
+// node would then gossip on one subnet's topics while validating another.
+func chainNetuid(cmd *cobra.Command, c chain.Chain, flag uint16) (uint16, error) {
+	p, err := c.Params(cmd.Context())
+	if err != nil {
+		return 0, fmt.Errorf("--chain: read the subnet's parameters: %w", err)
+	}
+	if cmd.Flags().Changed("netuid") && flag != p.Netuid {
+		return 0, usageError{fmt.Sprintf("--netuid %d contradicts --chain, whose subnet is %d (leave --netuid out with --chain)", flag, p.Netuid)}
+	}
+	return p.Netuid, nil
+}
+
 func newNodeCmd() *cobra.Command {
 	var (
 		dataDir, keyFile, statusAddr, chainSpec, chutesKey string
@@ -84,6 +98,10 @@ checkpoint on-chain, computes vTrust and sets winner-takes-all weights for the
 consensus winner (spec/vtrust.md). --evaluate=false or --epochs=false turn the
 two halves off. Miners that committed a chute are asked through Chutes with
 --chutes-api-key.
+
+The node joins the ledger of --chain's subnet (its gossip topics are per subnet);
+without --chain, that of --netuid (default 0). A --netuid other than the chain's
+is refused.
 
 --status serves /status, /metrics, /healthz and the web explorer of "ledger
 serve" on a loopback address.
@@ -132,6 +150,10 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 					return err
 				}
 				defer c.Close()
+				if netuid, err = chainNetuid(cmd, c, netuid); err != nil {
+					return err
+				}
+				cfg.NetUID = netuid
 				if err := nodeServices(&cfg, c, nodeWork{evaluate: evaluate, epochs: epochs, chutesKey: chutesKey, timeout: minerTimeout}); err != nil {
 					return err
 				}
@@ -174,7 +196,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 	f.StringArrayVar(&listen, "listen", []string{"/ip4/0.0.0.0/tcp/4001", "/ip4/0.0.0.0/udp/4001/quic-v1"}, "multiaddress to listen on (repeatable)")
 	f.StringArrayVar(&peers, "peer", nil, "static peer, /ip4/.../tcp/.../p2p/<peer ID> (repeatable)")
 	f.StringArrayVar(&validators, "validator", nil, "SS58 address of a validator whose blocks to accept (repeatable; default: all)")
-	f.Uint16Var(&netuid, "netuid", 0, "subnet whose ledger to join (gossip topics are per subnet)")
+	f.Uint16Var(&netuid, "netuid", 0, "subnet whose ledger to join (gossip topics are per subnet); with --chain, the chain's subnet")
 	f.BoolVar(&mdns, "mdns", false, "also find peers on the local network by mDNS")
 	f.StringVar(&statusAddr, "status", "", "serve GET /status and /metrics on this loopback address (e.g. 127.0.0.1:8080)")
 	f.StringVar(&chainSpec, "chain", "", "chain spec (local, local+http://HOST:PORT, subtensor+wss://HOST:PORT/netuid=N); with --key, run the validator")

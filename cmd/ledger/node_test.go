@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/node"
 )
@@ -139,5 +141,45 @@ func TestNodeCommandRejectsBadFlags(t *testing.T) {
 		if !usageExit(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want exit 2 mentioning %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestNodeNetuidFollowsChain: the README's validator command gives the
+// subnet in --chain (.../netuid=N) and no --netuid; the node must then
+// gossip on subnet N's topics, not on subnet 0's while validating N.
+func TestNodeNetuidFollowsChain(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nodeCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "hotkey.json")
+	alice, _ := keys.FromURI("//Alice")
+	if err := keys.WriteKeyFile(keyFile, alice, false); err != nil {
+		t.Fatal(err)
+	}
+	var out nodeOutput
+	done := startNode(nodeCtx, &out, "--data", filepath.Join(dir, "node"), "--key", keyFile,
+		"--listen", "/ip4/127.0.0.1/tcp/0", "--chain", "local", "--evaluate=false", "--epochs=false")
+	netuid := waitFor(t, ctx, &out, regexp.MustCompile(`netuid (\d+) listening`))
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprint(local.DefaultNetuid); netuid != want {
+		t.Fatalf("node joined netuid %s; its chain's subnet is %s", netuid, want)
+	}
+}
+
+// TestNodeRefusesContradictoryNetuid: a --netuid other than the chain's
+// subnet is usage (exit 2), before anything starts.
+func TestNodeRefusesContradictoryNetuid(t *testing.T) {
+	t.Parallel()
+	bad := fmt.Sprint(local.DefaultNetuid + 1)
+	code, out, errs := ledgerRun(t, "node", "--data", t.TempDir(), "--listen", "/ip4/127.0.0.1/tcp/0",
+		"--chain", "local", "--netuid", bad)
+	if code != exitUsage || !strings.Contains(errs, "--netuid "+bad) {
+		t.Fatalf("exit %d, want %d naming --netuid %s: %s %s", code, exitUsage, bad, out, errs)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -96,20 +94,20 @@ not recompute, or was run against another ratio than the one in force, fails the
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&who, "validator", "", "only this validator's hotkey (SS58)")
 	f.BoolVar(&asJSON, "json", false, "print a JSON array, one object per validator")
 	return cmd
 }
 
-func openRatioStore(dir string) (*ledger.Store, error) {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, usageError{fmt.Sprintf("--data %s is not a directory", dir)}
+// openRatioStore opens, read-only, the store --data names (a store or a
+// node's data directory, as for every other command).
+func openRatioStore(dataDir string) (*ledger.Store, error) {
+	dir, err := storeDir(dataDir)
+	if err != nil {
+		return nil, err
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*")); len(m) == 0 {
-		return nil, usageError{fmt.Sprintf("--data %s holds no ledger store", dir)}
-	}
-	return ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision))
+	return ledger.OpenReadOnly(dir, ledger.WithDecisionCheck(validator.CheckDecision))
 }
 
 func ratioReports(s *ledger.Store, only *keys.PublicKey, p duel.FrontierParams) ([]ratioReport, error) {

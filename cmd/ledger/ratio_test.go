@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -148,5 +149,16 @@ func TestRatioShow(t *testing.T) {
 	}
 	if _, _, code := runRatio("--data", dir, "--validator", "nope"); code != exitUsage {
 		t.Fatalf("bad hotkey: exit %d", code)
+	}
+}
+
+// TestRatioShowNodeDataDir: --data takes a store or a node's data
+// directory, for ratio show as for every other store command.
+func TestRatioShowNodeDataDir(t *testing.T) {
+	t.Parallel()
+	store, _ := builtLedger(t)
+	nodeDir := filepath.Dir(store) // builtLedger puts the store in DIR/store
+	if code, out, errs := ledgerRun(t, "ratio", "show", "--data", nodeDir, "--json"); code != 0 {
+		t.Fatalf("ratio show --data NODEDIR: exit %d: %s %s", code, out, errs)
 	}
 }

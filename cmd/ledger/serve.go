@@ -53,7 +53,9 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
-			s, err := ledger.Open(dir)
+			// Read-only: serving never writes (spec/api.md), so the
+			// store stays as it was.
+			s, err := ledger.OpenReadOnly(dir)
 			if err != nil {
 				return fmt.Errorf("%w (is a node running on it? mount the explorer in the node instead)", err)
 			}

@@ -7,6 +7,8 @@ import (
 	"github.com/ipfs/go-cid"
 	"github.com/spf13/cobra"
 
+	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/envs/registry"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 )
@@ -48,6 +50,11 @@ order: env, challenge ID, score, validator, block height and CID, and the transc
 			if err != nil {
 				return usageError{fmt.Sprintf("--miner: %v", err)}
 			}
+			if env != "" {
+				if err := checkEnvFlag(env); err != nil {
+					return err
+				}
+			}
 			s, err := openExistingStore(dataDir)
 			if err != nil {
 				return err
@@ -71,9 +78,23 @@ order: env, challenge ID, score, validator, block height and CID, and the transc
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory")
 	f.StringVar(&miner, "miner", "", "the miner's hotkey (SS58)")
-	f.StringVar(&env, "env", "", "only this environment")
+	f.StringVar(&env, "env", "", "only this environment (a name ledger env list shows)")
 	f.BoolVar(&asJSON, "json", false, "print a JSON array")
 	return cmd
+}
+
+// checkEnvFlag refuses an --env that is no env name, or names no env
+// this binary knows (registry: every version of every env, retired ones
+// included, since verify re-executes them): a typo would list nothing
+// and look like "no transcripts".
+func checkEnvFlag(env string) error {
+	if err := challenge.CheckEnvName(env); err != nil {
+		return usageError{fmt.Sprintf("--env: %v", err)}
+	}
+	if _, err := registry.Latest(env); err != nil {
+		return usageError{fmt.Sprintf("--env: %v", err)}
+	}
+	return nil
 }
 
 func minerTranscripts(s *ledger.Store, miner keys.PublicKey, env string) ([]minerTranscript, error) {

@@ -103,7 +103,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 	f.StringVar(&carFile, "car", "", "archive written by ledger export (- for standard input)")
 	f.StringVar(&chainSpec, "chain", "", "also hold every validator's on-chain commitment to its chain in the store")
 	f.StringVar(&validator, "validator", "", "verify only this validator's chain (SS58 hotkey)")
-	f.Uint64Var(&from, "from", 0, "first height to verify (the state before it comes from the signed block below)")
+	f.Uint64Var(&from, "from", 0, "first height to verify (the state before it comes from the signed block below); above every head is a usage error")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.BoolVar(&noReexec, "no-reexec", false, "skip re-executing transcripts through their environments")
 	f.BoolVar(&strict, "strict-seeds", false, "fail format-1 transcripts whose seed no recorded anchor derives (format 2 records its seed and is always checked exactly)")
@@ -136,6 +136,9 @@ func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, st
 	if err != nil {
 		return verify.Report{}, err
 	}
+	if err := checkFrom(heads, scope.From); err != nil {
+		return verify.Report{}, err
+	}
 	var total int64
 	for _, h := range heads {
 		if h.Height >= scope.From {
@@ -147,6 +150,30 @@ func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, st
 	rep, err := verify.VerifyStore(s, heads, scope, opts)
 	bar.Finish()
 	return rep, err
+}
+
+// checkFrom refuses a --from no selected chain reaches: it would verify
+// nothing and report a clean audit of no chain. It names the highest head.
+func checkFrom(heads []verify.ChainHead, from uint64) error {
+	if from == 0 {
+		return nil
+	}
+	var top *verify.ChainHead
+	for i, h := range heads {
+		if h.Height >= from {
+			return nil
+		}
+		if top == nil || h.Height > top.Height {
+			top = &heads[i]
+		}
+	}
+	if top == nil {
+		return usageError{fmt.Sprintf("--from %d: the store holds no chain", from)}
+	}
+	if len(heads) == 1 {
+		return usageError{fmt.Sprintf("--from %d is above the head of validator %s (height %d)", from, top.Validator, top.Height)}
+	}
+	return usageError{fmt.Sprintf("--from %d is above every head of the %d chains (the highest: validator %s, height %d)", from, len(heads), top.Validator, top.Height)}
 }
 
 func verifyArchiveFile(cmd *cobra.Command, path string, opts verify.Options) (verify.Report, error) {
@@ -165,8 +192,8 @@ func verifyArchiveFile(cmd *cobra.Command, path string, opts verify.Options) (ve
 	return rep, nil
 }
 
-// openExistingStore opens a store that must already exist: ledger.Open
-// would create an empty one.
+// openExistingStore opens, read-only (verify.OpenStore), the store --data
+// names: a store or a node's data directory; it must exist.
 func openExistingStore(dir string) (*ledger.Store, error) {
 	st, err := os.Stat(dir)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -352,5 +353,28 @@ func TestVerifyValidatorScope(t *testing.T) {
 	if code != 1 || rep.OK || rep.ForkProofs != 1 || len(rep.Failures) != 1 ||
 		rep.Failures[0].Validator != v1 || rep.Failures[0].Height != 1 || !strings.Contains(rep.Failures[0].Reason, "equivocation") {
 		t.Errorf("verify of the equivocating validator 1: exit %d, want its fork proof as its one failure: %s", code, out)
+	}
+}
+
+// TestVerifyFromPastHead: --from above every head verifies nothing and
+// must not report a clean audit ("ok: 0 chains", exit 0); like an unknown
+// --validator it is a usage error (2), naming the head it is above.
+func TestVerifyFromPastHead(t *testing.T) {
+	t.Parallel()
+	dir, spec := builtLedger(t)
+	top := spec.Blocks - 1 // heights are 0..Blocks-1
+	past := strconv.Itoa(spec.Blocks)
+	for _, args := range [][]string{
+		{"verify", "--data", dir, "--from", past},
+		{"verify", "--data", dir, "--validator", verifytest.Key(0).Public().String(), "--from", past},
+	} {
+		code, out, errs := ledgerRun(t, args...)
+		if code != exitUsage || !strings.Contains(errs, "height "+strconv.Itoa(top)) {
+			t.Errorf("%v: exit %d, want %d naming height %d: %s %s", args, code, exitUsage, top, out, errs)
+		}
+	}
+	// The last height itself is verified.
+	if code, out, errs := ledgerRun(t, "verify", "--data", dir, "--no-reexec", "--from", strconv.Itoa(top)); code != 0 {
+		t.Errorf("--from %d: exit %d: %s %s", top, code, out, errs)
 	}
 }

@@ -14,6 +14,7 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print the ledger version",
+		Long:    "Prints the version this binary was built as (a release's tag, or the module version)." + exitCodesHelp,
 		Example: "  ledger version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

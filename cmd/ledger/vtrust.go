@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 
@@ -39,13 +40,19 @@ func newVtrustShowCmd() *cobra.Command {
 the chain's validators, stakes and miners, and prints what vtrust.Epoch makes of them: each
 validator's vTrust, the winner and the winner-takes-all weights.
 
---epoch K reads the ledger blocks anchored in chain blocks [(K-1)·tempo, K·tempo); the
-default is the last epoch that has ended. --champion is the champion before the epoch (the
-previous epoch's winner); without it there is none.`,
+--epoch K (K ≥ 1) reads the ledger blocks anchored in chain blocks [(K-1)·tempo, K·tempo);
+the default is the last epoch that has ended, and before the first has ended there is nothing
+to show (exit 2). --champion is the champion before the epoch (the previous epoch's winner);
+without it there is none.` + exitCodesHelp,
+		Example: `  ledger vtrust show --data ~/.ledger --chain local+http://127.0.0.1:9944
+  ledger vtrust show --data ~/.ledger/store --chain subtensor+wss://HOST:443/netuid=N --epoch 12 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dataDir == "" || spec == "" {
 				return usageError{"--data and --chain are required"}
+			}
+			if cmd.Flags().Changed("epoch") && k == 0 {
+				return usageError{"--epoch 0: epochs start at 1"}
 			}
 			auditor := observer
 			if as != "" {
@@ -82,11 +89,19 @@ previous epoch's winner); without it there is none.`,
 				if err != nil {
 					return err
 				}
+				if p.Tempo == 0 {
+					return fmt.Errorf("the chain reports tempo 0")
+				}
+				// Nothing to compute is not a failed check: usage, like
+				// an --epoch the chain has not reached.
 				if k = h.Number / p.Tempo; k == 0 {
-					return checkFailed{fmt.Sprintf("no epoch has ended yet (head %d, tempo %d)", h.Number, p.Tempo)}
+					return usageError{fmt.Sprintf("no epoch has ended yet (chain head %d, tempo %d): the first ends at block %d", h.Number, p.Tempo, p.Tempo)}
 				}
 			}
 			out, w, err := epoch.Compute(cmd.Context(), c, epoch.NewAuditor(auditor, s), k, champ)
+			if errors.Is(err, epoch.ErrNoEpoch) {
+				return usageError{fmt.Sprintf("--epoch %d: %v", k, err)}
+			}
 			if err != nil {
 				return err
 			}
@@ -102,9 +117,9 @@ previous epoch's winner); without it there is none.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&spec, "chain", "", "chain spec")
-	f.Uint64Var(&k, "epoch", 0, "epoch to compute (default: the last that has ended)")
+	f.Uint64Var(&k, "epoch", 0, "epoch to compute, from 1 (default: the last that has ended)")
 	f.StringVar(&as, "as", "", "audit as this validator (SS58): its own chain is not re-executed")
 	f.StringVar(&champion, "champion", "", "champion before the epoch (SS58 hotkey)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")

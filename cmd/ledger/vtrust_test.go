@@ -121,3 +121,28 @@ func TestVerifyChainVtrustWeights(t *testing.T) {
 		t.Fatalf("weights show: %+v", rows)
 	}
 }
+
+// TestVtrustShowEpochs: epochs start at 1, an explicit --epoch 0 is not
+// "the default"; an epoch whose window [(K-1)·tempo, K·tempo) overflows the
+// block numbers does not exist (2^61·360 = 45·2^64: the end wrapped to
+// block 0, and an empty epoch was reported clean); and before the first
+// epoch has ended there is nothing to show, which is no failed check.
+// All three are usage (exit 2).
+func TestVtrustShowEpochs(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--epoch", "0"}, "--epoch 0"},
+		{[]string{"--epoch", "2305843009213693952"}, "--epoch 2305843009213693952"},
+		{nil, "no epoch has ended yet"},
+	} {
+		args := append([]string{"vtrust", "show", "--data", dir, "--chain", "local"}, c.args...)
+		code, out, errs := ledgerRun(t, args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, want %d saying %q: %s %s", c.args, code, exitUsage, c.want, out, errs)
+		}
+	}
+}

@@ -33,7 +33,11 @@ func newWeightsShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print every neuron's weight row in effect, by uid",
-		Args:  cobra.NoArgs,
+		Long: `Reads the weights in effect on the chain and prints every neuron's row: its uid and
+hotkey, then each uid it weighs, with that uid's hotkey and the weight (out of 65535).` + exitCodesHelp,
+		Example: `  ledger weights show --chain local+http://127.0.0.1:9944
+  ledger weights show --chain subtensor+wss://HOST:443/netuid=N --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := openChain(cmd, spec)
 			if err != nil {
