@@ -178,6 +178,12 @@ func (d *network) startNodes() error {
 	}
 	d.drivers = make([]*epoch.Driver, len(d.keys))
 	d.validators = make([]*validator.Validator, len(d.keys))
+	// The nodes gossip on their chain's subnet, as `ledger node --chain`
+	// does: a node started by hand against this chain joins them.
+	params, err := d.chain.Params(context.Background())
+	if err != nil {
+		return fmt.Errorf("devnet: chain params: %w", err)
+	}
 	var peers []peer.AddrInfo
 	for i, k := range d.keys {
 		dir := ValidatorDir(d.cfg.Dir, i)
@@ -204,7 +210,7 @@ func (d *network) startNodes() error {
 			},
 		}
 		cfg := node.Config{
-			DataDir: dir, Key: k, Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
+			DataDir: dir, Key: k, NetUID: params.Netuid, Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
 			Peers: append([]peer.AddrInfo(nil), peers...), Validators: pubs, Logger: log,
 			Store:    []ledger.Option{ledger.WithDecisionCheck(validator.CheckDecision)},
 			Network:  p2p.Config{Heartbeat: 200 * time.Millisecond, ReconnectInterval: 500 * time.Millisecond, StatusInterval: 2 * time.Second},
