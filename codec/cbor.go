@@ -77,6 +77,19 @@ func marshalGeneral(v any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("codec: encode %T: %w", v, err)
 	}
+	var err2 error
+	switch t := reflect.TypeOf(v); {
+	case isGeneric(t):
+		err2 = checkDAG(b)
+	case t.Kind() == reflect.Map || t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		// The decoder's bounds, so that what Marshal writes Unmarshal
+		// reads. (Record structs are held to the direct encoder instead,
+		// which writes their custom fields as they are.)
+		_, err2 = skipItem(b, 0, 0)
+	}
+	if err2 != nil {
+		return nil, fmt.Errorf("codec: encode %T: not a ledger record: %w", v, err2)
+	}
 	return b, nil
 }
 
@@ -134,6 +147,11 @@ func unmarshalReencode(data []byte, v any) error {
 	}
 	if !bytes.Equal(again, data) {
 		return fmt.Errorf("codec: decode %T: %w", v, ErrNotCanonical)
+	}
+	if rt := reflect.TypeOf(v); rt != nil && rt.Kind() == reflect.Pointer && isGeneric(rt.Elem()) {
+		if err := checkDAG(data); err != nil {
+			return fmt.Errorf("codec: decode %T: %w: %v", v, ErrNotCanonical, err)
+		}
 	}
 	return nil
 }

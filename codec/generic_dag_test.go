@@ -9,7 +9,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 )
 
-// TestReviewGenericUnmarshalRefusesNonLedgerCBOR: spec/encoding.md rules 5
+// TestGenericUnmarshalRefusesNonLedgerCBOR: spec/encoding.md rules 5
 // and 6 (only tag 42, no floats) and its reject vectors are what "a
 // decoder must reject". Unmarshal's general path (any type without a
 // plan: any, map[string]any, a decision) only re-encodes and compares, so
@@ -17,7 +17,7 @@ import (
 // value" reject vector, a half-precision NaN or infinity (which DAG-CBOR
 // forbids outright, and which Marshal writes for math.NaN()), a tag other
 // than 42, tag 42 over an integer, and an unassigned simple value.
-func TestReviewGenericUnmarshalRefusesNonLedgerCBOR(t *testing.T) {
+func TestGenericUnmarshalRefusesNonLedgerCBOR(t *testing.T) {
 	raw, err := os.ReadFile("../spec/vectors/encoding.json")
 	if err != nil {
 		t.Fatal(err)
