@@ -49,6 +49,26 @@ func BenchmarkSubmit(b *testing.B) {
 	}
 }
 
+// BenchmarkClone clones a full subnet's state, as every change does
+// (clone.go), against freezing its head for one read (state.snapshot,
+// which every read at the head does) in the same iterations:
+// ratio_vs_snapshot is clone time over snapshot time.
+func BenchmarkClone(b *testing.B) {
+	c, _ := fullSubnet(b, "")
+	s := c.st
+	var clone, snap time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		s.clone()
+		t1 := time.Now()
+		s.snapshot()
+		snap += time.Since(t1)
+		clone += t1.Sub(t0)
+	}
+	b.ReportMetric(float64(clone)/float64(snap), "ratio_vs_snapshot")
+	b.ReportMetric(float64(clone.Nanoseconds())/float64(b.N), "clone-ns/op")
+}
+
 // fullSubnet is a chain at its largest: MaxNeurons validators that each
 // set weights on every uid, past keptBoundaries epochs of Yuma.
 func fullSubnet(b *testing.B, dir string) (*Chain, []*keys.Hotkey) {

@@ -92,7 +92,8 @@ func (s *state) runEpoch(consensus Consensus) {
 		return
 	}
 	s.EpochError = ""
-	for i, nr := range s.Neurons {
+	for i := range s.Neurons {
+		nr := s.own(i)
 		nr.Results = results{
 			ValidatorTrust: out.ValidatorTrust[i], Consensus: out.Consensus[i],
 			Incentive: out.Incentive[i], Dividends: out.Dividends[i],

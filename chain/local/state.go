@@ -14,7 +14,8 @@ const stateFormat = 2
 
 // state is everything the local chain knows: the snapshot written to disk,
 // and the pure state machine that blocks and transactions drive. It does no
-// I/O and reads no clock, so tests drive it block by block.
+// I/O and reads no clock, so tests drive it block by block. Its methods
+// change it in place; the Chain calls them on a clone (clone.go).
 //
 // Epochs: block b belongs to epoch b / tempo. When block b with
 // b % tempo == 0 (b > 0) is produced, the consensus function runs on the
@@ -102,18 +103,20 @@ func (s *state) find(hotkey keys.PublicKey) (int, *neuron) {
 // register adds a hotkey, or updates its stake and permit if it exists.
 func (s *state) register(hotkey keys.PublicKey, stake uint64, validator bool) (uint16, error) {
 	if uid, n := s.find(hotkey); n != nil {
+		n = s.own(uid)
 		n.Stake, n.Validator = stake, validator
 		return uint16(uid), nil
 	}
 	if len(s.Neurons) >= MaxNeurons {
 		return 0, fmt.Errorf("register %s: the subnet is full (%d neurons)", hotkey, MaxNeurons)
 	}
-	s.Neurons = append(s.Neurons, &neuron{Hotkey: hotkey, Stake: stake, Validator: validator, RegisteredAt: s.Head})
-	for _, n := range s.Neurons {
+	for uid, n := range s.Neurons {
 		if n.Bonds != nil {
+			n = s.own(uid)
 			n.Bonds = append(n.Bonds, 0)
 		}
 	}
+	s.Neurons = append(s.Neurons, &neuron{Hotkey: hotkey, Stake: stake, Validator: validator, RegisteredAt: s.Head})
 	return uint16(len(s.Neurons) - 1), nil
 }
 
@@ -132,6 +135,7 @@ func (s *state) apply(tx Tx, c Call) error {
 	if n == nil {
 		return fmt.Errorf("%w: %s", chain.ErrNotRegistered, tx.Hotkey)
 	}
+	n = s.own(uid)
 	switch c.Kind {
 	case CallSetCommitment:
 		return s.setCommitment(n, c.Fields)

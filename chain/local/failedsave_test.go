@@ -3,18 +3,19 @@ package local
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/chain"
 )
 
-// TestReviewFailedSaveStaysVisible: spec/chain.md, "Persistence": the state
-// is saved "before the change is acknowledged" and "a failed write stops
-// the chain rather than let memory and disk diverge". A write whose save
-// fails is refused to its sender, yet every reader (here over loopback
-// HTTP) sees it, and it is gone after a restart: memory and disk diverge.
-// The same holds for blocks produced by an Advance whose save failed.
-func TestReviewFailedSaveStaysVisible(t *testing.T) {
+// TestFailedSaveIsNotServed: spec/chain.md, "Persistence": the state is
+// saved "before the change is acknowledged" and "a failed write stops the
+// chain rather than let memory and disk diverge". A write whose save fails
+// is refused to its sender and no reader (here over loopback HTTP) sees
+// it, as a restart does not. The same holds for blocks produced by an
+// Advance whose save failed, and a WaitFor for them returns the failure.
+func TestFailedSaveIsNotServed(t *testing.T) {
 	t.Parallel()
 	d := newDevnet(t)
 	dir := t.TempDir()
@@ -50,11 +51,27 @@ func TestReviewFailedSaveStaysVisible(t *testing.T) {
 	cl3, err := Dial(ctx(t), serve(t, c3))
 	must(t, "dial", err)
 	defer cl3.Close()
+	waited := make(chan error, 1)
+	go func() { waited <- c3.WaitFor(cx, 3) }()
 	must(t, "block saves", os.Mkdir(filepath.Join(dir2, stateFile+".tmp"), 0o700))
 	if err := c3.Advance(3); err == nil {
 		t.Fatal("advance acknowledged though its save failed")
 	}
 	if head, err := cl3.Head(cx); err != nil || head.Number != 0 {
 		t.Errorf("after a failed advance from block 0 the served head is %d (%v): unsaved blocks are visible", head.Number, err)
+	}
+	if _, err := cl3.BlockHash(cx, 1); !isErr(err, chain.ErrNotFound) {
+		t.Errorf("hash of unsaved block 1: %v, want not found", err)
+	}
+	// The waiter wakes with the failure (were it not woken, ctx's deadline
+	// would end the wait with another error).
+	if err := <-waited; err == nil || !strings.Contains(err.Error(), "local chain stopped") {
+		t.Errorf("WaitFor on a stopped chain: %v", err)
+	}
+	if err := c3.WaitFor(cx, 1); err == nil || !strings.Contains(err.Error(), "local chain stopped") {
+		t.Errorf("WaitFor after the chain stopped: %v", err)
+	}
+	if err := c3.WaitFor(cx, 0); err != nil {
+		t.Errorf("WaitFor a block the chain has: %v", err)
 	}
 }
