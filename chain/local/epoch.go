@@ -20,8 +20,9 @@ type EpochInput struct {
 	Stake []uint64
 	// ValidatorPermit of each neuron, as the operator set it.
 	ValidatorPermit []bool
-	// LastUpdate is the block each neuron last stored weights at (0 if
-	// never); RegisteredAt the block it registered at.
+	// LastUpdate is the block each neuron registered at or, if later, last
+	// set or committed weights at, as subtensor's LastUpdate;
+	// RegisteredAt the block it registered at (0 in the genesis).
 	LastUpdate   []uint64
 	RegisteredAt []uint64
 	// Weights is n×n: row i is the row uid i set (max-normalized u16, as
