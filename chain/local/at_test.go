@@ -135,7 +135,8 @@ func TestAtOverHTTP(t *testing.T) {
 }
 
 // TestFormat1State: a snapshot of format 1 (before kept states) opens,
-// keeps states from then on, and is saved as format 2.
+// keeps states from then on, and is saved as format 3; formats past 3
+// are refused.
 func TestFormat1State(t *testing.T) {
 	t.Parallel()
 	d := newDevnet(t)
@@ -147,7 +148,7 @@ func TestFormat1State(t *testing.T) {
 	data, err := os.ReadFile(path)
 	must(t, "read", err)
 	data = regexp.MustCompile(`(?s),\s*"kept": \[.*\]\s*}\s*$`).ReplaceAll(data, []byte("\n}\n"))
-	data = regexp.MustCompile(`"format": 2`).ReplaceAll(data, []byte(`"format": 1`))
+	data = regexp.MustCompile(`"format": 3`).ReplaceAll(data, []byte(`"format": 1`))
 	must(t, "write", os.WriteFile(path, data, 0o600))
 
 	c = newManual(t, d.genesis, dir, nil)
@@ -161,13 +162,15 @@ func TestFormat1State(t *testing.T) {
 	}
 	must(t, "close", c.Close())
 	data, _ = os.ReadFile(path)
-	if !regexp.MustCompile(`"format": 2`).Match(data) {
-		t.Fatal("the state was not saved as format 2")
+	if !regexp.MustCompile(`"format": 3`).Match(data) {
+		t.Fatal("the state was not saved as format 3")
 	}
 
-	data = regexp.MustCompile(`"format": 2`).ReplaceAll(data, []byte(`"format": 3`))
-	must(t, "write", os.WriteFile(path, data, 0o600))
-	if _, err := New(Options{Dir: dir, Manual: true}); err == nil {
-		t.Fatal("a format 3 state opened")
+	for _, f := range []string{"4", "0"} {
+		bad := regexp.MustCompile(`"format": 3`).ReplaceAll(data, []byte(`"format": `+f))
+		must(t, "write", os.WriteFile(path, bad, 0o600))
+		if _, err := New(Options{Dir: dir, Manual: true}); err == nil {
+			t.Fatalf("a format %s state opened", f)
+		}
 	}
 }

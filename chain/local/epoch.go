@@ -20,8 +20,9 @@ type EpochInput struct {
 	Stake []uint64
 	// ValidatorPermit of each neuron, as the operator set it.
 	ValidatorPermit []bool
-	// LastUpdate is the block each neuron last stored weights at (0 if
-	// never); RegisteredAt the block it registered at.
+	// LastUpdate is the block each neuron registered at or, if later, last
+	// set or committed weights at, as subtensor's LastUpdate;
+	// RegisteredAt the block it registered at (0 in the genesis).
 	LastUpdate   []uint64
 	RegisteredAt []uint64
 	// Weights is n×n: row i is the row uid i set (max-normalized u16, as
@@ -92,7 +93,8 @@ func (s *state) runEpoch(consensus Consensus) {
 		return
 	}
 	s.EpochError = ""
-	for i, nr := range s.Neurons {
+	for i := range s.Neurons {
+		nr := s.own(i)
 		nr.Results = results{
 			ValidatorTrust: out.ValidatorTrust[i], Consensus: out.Consensus[i],
 			Incentive: out.Incentive[i], Dividends: out.Dividends[i],

@@ -55,6 +55,12 @@ func (x *hashIndex) extend(n uint64, h chain.Hash) {
 	}
 }
 
+// rewind forgets the blocks past head, which a change that was not saved
+// extended the index with.
+func (x *hashIndex) rewind(head uint64) {
+	x.marks = x.marks[:head/hashEvery+1]
+}
+
 // at returns hash(n); n must not exceed the last extended block.
 func (x *hashIndex) at(n uint64) chain.Hash {
 	i := n / hashEvery

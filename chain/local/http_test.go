@@ -119,3 +119,37 @@ func TestDialRejects(t *testing.T) {
 		t.Fatalf("wrong protocol: %v", err)
 	}
 }
+
+// An empty subnet's lists are empty JSON arrays, not null (spec/chain.md,
+// "Protocol"), at the head and as of a block.
+func TestEmptyListsOverHTTP(t *testing.T) {
+	t.Parallel()
+	g := newDevnet(t).genesis
+	g.Neurons = nil
+	c := newManual(t, g, "", nil)
+	must(t, "advance", c.Advance(int(g.Tempo)+1))
+	url := serve(t, c)
+	get := func(path string) []byte {
+		resp, err := http.Get(url + path)
+		must(t, "get "+path, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		must(t, "read "+path, err)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
+		}
+		return b
+	}
+	for _, at := range []string{"", "?at=10"} {
+		var m map[string]json.RawMessage
+		must(t, "decode metagraph", json.Unmarshal(get("/v1/metagraph"+at), &m))
+		if got := string(m["neurons"]); got != "[]" {
+			t.Errorf("metagraph%s: neurons %s, want []", at, got)
+		}
+		for _, path := range []string{"/v1/commitments", "/v1/weights"} {
+			if got := strings.TrimSpace(string(get(path + at))); got != "[]" {
+				t.Errorf("%s%s: %s, want []", path, at, got)
+			}
+		}
+	}
+}

@@ -57,20 +57,27 @@ type Options struct {
 
 // Chain is an in-process local chain. It implements chain.Chain and is
 // safe for concurrent use: one mutex orders blocks and transactions, and a
-// change is saved to Dir before the call that made it returns.
+// change is saved to Dir before the call that made it returns. A change is
+// made on a clone of the state that replaces it once saved (commitLocked),
+// so readers never see what a failed save did not write.
 type Chain struct {
 	consensus Consensus
 	genesis   chain.Hash
 
-	mu      sync.Mutex
-	st      *state
-	hashes  *hashIndex
-	store   *store // nil in memory
-	failed  error  // a save failed: the chain stops rather than diverge from disk
+	mu     sync.Mutex
+	st     *state // as saved
+	hashes *hashIndex
+	store  *store // nil in memory
+	// failed is why the chain stopped: a save failed (it stops rather than
+	// diverge from disk), or Close. Every later change fails with it.
+	failed error
+	// newHead is closed when the head moves or the chain stops.
 	newHead chan struct{}
 
-	stop chan struct{}
-	done chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var _ chain.Chain = (*Chain)(nil)
@@ -164,11 +171,13 @@ func (c *Chain) Advance(n int) error {
 	if c.failed != nil {
 		return c.failed
 	}
-	for i := 0; i < n; i++ {
-		c.st.advance(c.consensus)
-		c.hashes.extend(c.st.Head, c.st.HeadHash)
+	next := c.st.clone()
+	for range n {
+		next.advance(c.consensus)
+		c.hashes.extend(next.Head, next.HeadHash)
 	}
-	if err := c.saveLocked(); err != nil {
+	if err := c.commitLocked(next); err != nil {
+		c.hashes.rewind(c.st.Head)
 		return err
 	}
 	close(c.newHead)
@@ -176,14 +185,18 @@ func (c *Chain) Advance(n int) error {
 	return nil
 }
 
-// WaitFor blocks until the head reaches block n or ctx ends.
+// WaitFor blocks until the head reaches block n, ctx ends, or the chain
+// stops.
 func (c *Chain) WaitFor(ctx context.Context, n uint64) error {
 	for {
 		c.mu.Lock()
-		head, ch := c.st.Head, c.newHead
+		head, ch, failed := c.st.Head, c.newHead, c.failed
 		c.mu.Unlock()
 		if head >= n {
 			return nil
+		}
+		if failed != nil {
+			return fmt.Errorf("waiting for block %d (head %d): %w", n, head, failed)
 		}
 		select {
 		case <-ctx.Done():
@@ -193,15 +206,28 @@ func (c *Chain) WaitFor(ctx context.Context, n uint64) error {
 	}
 }
 
-func (c *Chain) saveLocked() error {
-	if c.store == nil {
-		return nil
+// commitLocked saves next and makes it the state. If the save fails, the
+// state stays as it was, which is what the disk holds, and the chain
+// stops.
+func (c *Chain) commitLocked(next *state) error {
+	if c.store != nil {
+		if err := c.store.save(next); err != nil {
+			c.stopLocked(fmt.Errorf("local chain stopped: %w", err))
+			return c.failed
+		}
 	}
-	if err := c.store.save(c.st); err != nil {
-		c.failed = fmt.Errorf("local chain stopped: %w", err)
-		return c.failed
-	}
+	c.st = next
 	return nil
+}
+
+// stopLocked makes every later change fail with err and wakes WaitFor
+// callers, which then return it. The first reason to stop is kept.
+func (c *Chain) stopLocked(err error) {
+	if c.failed != nil {
+		return
+	}
+	c.failed = err
+	close(c.newHead)
 }
 
 // GenesisHash is the hash of block 0, which every transaction signs.
@@ -230,11 +256,12 @@ func (c *Chain) Register(hotkey keys.PublicKey, stake uint64, validator bool) (u
 	if c.failed != nil {
 		return 0, c.failed
 	}
-	uid, err := c.st.register(hotkey, stake, validator)
+	next := c.st.clone()
+	uid, err := next.register(hotkey, stake, validator)
 	if err != nil {
 		return 0, err
 	}
-	return uid, c.saveLocked()
+	return uid, c.commitLocked(next)
 }
 
 // Nonce returns the next nonce of hotkey's transactions.
@@ -260,11 +287,12 @@ func (c *Chain) Submit(tx Tx) (uint64, error) {
 	if c.failed != nil {
 		return 0, c.failed
 	}
-	applyErr := c.st.apply(tx, call)
+	next := c.st.clone()
+	applyErr := next.apply(tx, call)
 	if errors.Is(applyErr, chain.ErrStaleNonce) {
 		return 0, applyErr
 	}
-	if err := c.saveLocked(); err != nil {
+	if err := c.commitLocked(next); err != nil {
 		return 0, err
 	}
 	return c.st.Head, applyErr
@@ -291,26 +319,23 @@ func (c *Chain) submit(k *keys.Hotkey, call Call) error {
 // race for it.
 const nonceRetries = 3
 
-// Close stops block production and releases the state directory.
+// Close stops block production and releases the state directory. Later
+// calls, concurrent ones too, return what the first returned.
 func (c *Chain) Close() error {
-	select {
-	case <-c.stop:
-	default:
-		close(c.stop)
-	}
+	c.closeOnce.Do(func() { c.closeErr = c.close() })
+	return c.closeErr
+}
+
+func (c *Chain) close() error {
+	close(c.stop)
 	<-c.done
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.store != nil {
-		err := c.store.close()
-		c.store = nil
-		if c.failed == nil {
-			c.failed = errors.New("local chain closed")
-		}
-		return err
+	c.stopLocked(errors.New("local chain closed"))
+	if c.store == nil {
+		return nil
 	}
-	if c.failed == nil {
-		c.failed = errors.New("local chain closed")
-	}
-	return nil
+	err := c.store.close()
+	c.store = nil
+	return err
 }

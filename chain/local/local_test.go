@@ -219,6 +219,33 @@ func TestBlockProduction(t *testing.T) {
 	}
 }
 
+// Close may be called twice at once (two calls could both close the stop
+// channel); both return, a waiter is released with the closed chain's
+// error, and the directory is free for the next process.
+func TestCloseConcurrently(t *testing.T) {
+	t.Parallel()
+	d := newDevnet(t)
+	dir := t.TempDir()
+	c, err := New(Options{Dir: dir, Genesis: &d.genesis})
+	must(t, "new", err)
+	waited := make(chan error, 1)
+	go func() { waited <- c.WaitFor(ctx(t), 1<<40) }()
+	closed := make(chan error, 2)
+	for range 2 {
+		go func() { closed <- c.Close() }()
+	}
+	for range 2 {
+		must(t, "close", <-closed)
+	}
+	if err := <-waited; err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("WaitFor on a closed chain: %v", err)
+	}
+	must(t, "close again", c.Close())
+	c2, err := New(Options{Dir: dir, Manual: true})
+	must(t, "reopen", err)
+	must(t, "close the reopened chain", c2.Close())
+}
+
 func TestNoConsensusLinked(t *testing.T) {
 	t.Parallel()
 	if DefaultConsensus != nil {

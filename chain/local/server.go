@@ -99,7 +99,13 @@ func NewServer(c *Chain, adminToken string) *Server {
 		h, err := c.BlockHash(r.Context(), n)
 		return chain.Block{Number: n, Hash: h}, err
 	}))
-	s.mux.HandleFunc("GET /v1/metagraph", s.state(func(r *http.Request, st chain.Reader) (any, error) { return st.Metagraph(r.Context()) }))
+	s.mux.HandleFunc("GET /v1/metagraph", s.state(func(r *http.Request, st chain.Reader) (any, error) {
+		m, err := st.Metagraph(r.Context())
+		if m != nil && m.Neurons == nil {
+			m.Neurons = []chain.Neuron{}
+		}
+		return m, err
+	}))
 	s.mux.HandleFunc("GET /v1/commitments", s.state(func(r *http.Request, st chain.Reader) (any, error) {
 		cs, err := st.Commitments(r.Context())
 		if cs == nil {

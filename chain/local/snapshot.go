@@ -11,9 +11,12 @@ import (
 
 // keptBoundaries is how many epoch boundaries' states the chain keeps for
 // chain.Chain.At: a validator reads an epoch's participants at its
-// boundary a few blocks later, or after a restart up to maxCatchUp epochs
-// later (package epoch), where a pruned subtensor node would have
-// discarded the state too.
+// boundary a few blocks later. A validator catching up after a restart
+// reads older boundaries, package epoch up to maxCatchUp (64) epochs
+// back; past the last 16 it gets chain.ErrStateUnavailable and fails
+// those epochs (spec/epoch.md), as it would against a pruned subtensor
+// node, which keeps about 256 blocks, less than one epoch at the default
+// tempo.
 const keptBoundaries = 16
 
 // snapshot is the part of the state chain.Reader reports, frozen at one

@@ -9,12 +9,15 @@ import (
 	"github.com/affine-ledger/ledger/yuma"
 )
 
-// stateFormat is the version of the snapshot layout.
-const stateFormat = 2
+// stateFormat is the version of the snapshot layout and meaning. Format 3
+// sets last_update as subtensor does (see neuron); store.load reads 1 and
+// 2 too.
+const stateFormat = 3
 
 // state is everything the local chain knows: the snapshot written to disk,
 // and the pure state machine that blocks and transactions drive. It does no
-// I/O and reads no clock, so tests drive it block by block.
+// I/O and reads no clock, so tests drive it block by block. Its methods
+// change it in place; the Chain calls them on a clone (clone.go).
 //
 // Epochs: block b belongs to epoch b / tempo. When block b with
 // b % tempo == 0 (b > 0) is produced, the consensus function runs on the
@@ -41,8 +44,10 @@ type neuron struct {
 	Hotkey    keys.PublicKey `json:"hotkey"`
 	Stake     uint64         `json:"stake"`
 	Validator bool           `json:"validator"`
-	// RegisteredAt is the block of registration; LastUpdate the block of
-	// the last weights stored (0 if never).
+	// RegisteredAt is the block of registration. LastUpdate is, as
+	// subtensor's LastUpdate, the block of registration or, if later, of
+	// the last set_weights or (with commit-reveal on) commit_weights: a
+	// reveal leaves it, so a weight row counts from when it was committed.
 	RegisteredAt uint64      `json:"registered_at"`
 	LastUpdate   uint64      `json:"last_update"`
 	Commitment   *commitment `json:"commitment,omitempty"`
@@ -80,6 +85,22 @@ type results struct {
 	Dividends      uint16 `json:"dividends"`
 }
 
+// upgradeLastUpdate gives a format 1 or 2 state's last_update format 3's
+// meaning. Those formats set it when weights were stored (set_weights or a
+// reveal) and nowhere else; a uid's value becomes the latest of the stored
+// one, its registration block and its pending commits' blocks. That is
+// format 3's value but for a uid that revealed after its last commit: it
+// keeps the reveal's block where subtensor has the commit's, an earlier
+// one. The state does not record that commit's block.
+func (s *state) upgradeLastUpdate() {
+	for _, n := range s.Neurons {
+		n.LastUpdate = max(n.LastUpdate, n.RegisteredAt)
+		if k := len(n.Commits); k > 0 {
+			n.LastUpdate = max(n.LastUpdate, n.Commits[k-1].Block)
+		}
+	}
+}
+
 func newState(g Genesis) *state {
 	s := &state{Format: stateFormat, Genesis: g, HeadHash: GenesisHash(g.Seed), Nonces: map[keys.PublicKey]uint64{}}
 	for _, n := range g.Neurons {
@@ -102,18 +123,20 @@ func (s *state) find(hotkey keys.PublicKey) (int, *neuron) {
 // register adds a hotkey, or updates its stake and permit if it exists.
 func (s *state) register(hotkey keys.PublicKey, stake uint64, validator bool) (uint16, error) {
 	if uid, n := s.find(hotkey); n != nil {
+		n = s.own(uid)
 		n.Stake, n.Validator = stake, validator
 		return uint16(uid), nil
 	}
 	if len(s.Neurons) >= MaxNeurons {
 		return 0, fmt.Errorf("register %s: the subnet is full (%d neurons)", hotkey, MaxNeurons)
 	}
-	s.Neurons = append(s.Neurons, &neuron{Hotkey: hotkey, Stake: stake, Validator: validator, RegisteredAt: s.Head})
-	for _, n := range s.Neurons {
+	for uid, n := range s.Neurons {
 		if n.Bonds != nil {
+			n = s.own(uid)
 			n.Bonds = append(n.Bonds, 0)
 		}
 	}
+	s.Neurons = append(s.Neurons, &neuron{Hotkey: hotkey, Stake: stake, Validator: validator, RegisteredAt: s.Head, LastUpdate: s.Head})
 	return uint16(len(s.Neurons) - 1), nil
 }
 
@@ -132,6 +155,7 @@ func (s *state) apply(tx Tx, c Call) error {
 	if n == nil {
 		return fmt.Errorf("%w: %s", chain.ErrNotRegistered, tx.Hotkey)
 	}
+	n = s.own(uid)
 	switch c.Kind {
 	case CallSetCommitment:
 		return s.setCommitment(n, c.Fields)
@@ -181,7 +205,11 @@ func (s *state) setWeights(uid int, w chain.Weights) error {
 		return fmt.Errorf("%w: uid %d", chain.ErrNoPermit, uid)
 	}
 	n.Weights = &weightRow{UIDs: slices.Clone(w.UIDs), Values: yuma.MaxUpscale(w.Values)}
-	n.LastUpdate = s.Head
+	// With commit-reveal on, the commit set it (subtensor's
+	// internal_set_weights).
+	if !s.Genesis.CommitReveal {
+		n.LastUpdate = s.Head
+	}
 	return nil
 }
 
@@ -207,6 +235,7 @@ func (s *state) commitWeights(uid int, h chain.Hash) error {
 		return fmt.Errorf("%w: uid %d has %d", chain.ErrTooManyCommits, uid, len(n.Commits))
 	}
 	n.Commits = append(n.Commits, weightCommit{Hash: h, Block: s.Head, Epoch: s.epochOf(s.Head)})
+	n.LastUpdate = s.Head
 	return nil
 }
 

@@ -55,10 +55,14 @@ func (st *store) load() (*state, error) {
 	if err := strictJSON(data, &s); err != nil {
 		return nil, fmt.Errorf("chain state %s: %w", filepath.Join(st.dir, stateFile), err)
 	}
-	// Format 1 differs only in keeping no epoch boundaries' states: it
-	// reads as a format 2 state that has kept none yet.
-	if s.Format != stateFormat && s.Format != 1 {
-		return nil, fmt.Errorf("chain state %s: format %d, this program reads 1 and %d", filepath.Join(st.dir, stateFile), s.Format, stateFormat)
+	// Format 1 differs from 2 only in keeping no epoch boundaries' states:
+	// it reads as a format 2 state that has kept none yet. Both differ from
+	// 3 in last_update.
+	if s.Format < 1 || s.Format > stateFormat {
+		return nil, fmt.Errorf("chain state %s: format %d, this program reads 1 to %d", filepath.Join(st.dir, stateFile), s.Format, stateFormat)
+	}
+	if s.Format < 3 {
+		s.upgradeLastUpdate()
 	}
 	s.Format = stateFormat
 	if err := s.Genesis.Check(); err != nil {
