@@ -89,8 +89,10 @@ func (n *Node) writeStatusLoop() {
 	}
 }
 
-// writeStatus replaces status.json atomically (write, sync, rename), so a
-// reader never sees half a file.
+// writeStatus replaces status.json atomically (write, rename), so a
+// reader never sees half a file. It is not synced: after a power loss the
+// file may be empty or old, which tells nothing wrong about a node that is
+// not running, and a running one writes it again every StatusEvery.
 func (n *Node) writeStatus() {
 	st, err := n.Status()
 	if err != nil {
