@@ -136,9 +136,17 @@ func (ps *proofs) record(p *record.ForkProof, backfill bool) {
 	}
 }
 
-// retry records the proofs of v that waited for its backfill; those still
-// above the stored chain wait for the next backfill (not starting one: a
-// backfill that just ended found no peer with more).
+// waiting reports whether proofs of v wait for its chain.
+func (ps *proofs) waiting(v keys.PublicKey) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return len(ps.pending[v]) > 0
+}
+
+// retry records the proofs of v that waited for its chain (a backfill, or
+// a gossiped block, brought it); those still above the stored chain wait
+// for the next backfill (not starting one: a backfill that just ended
+// found no peer with more).
 func (ps *proofs) retry(v keys.PublicKey) {
 	ps.mu.Lock()
 	waiting := ps.pending[v]

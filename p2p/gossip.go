@@ -141,6 +141,10 @@ func (n *Network) afterPut(from peer.ID, blk *record.Block, res ledger.PutResult
 	switch {
 	case err == nil && res.Stored:
 		n.stored("gossip")
+		if n.proofs.waiting(blk.Validator) {
+			// A proof that came before this block waited for it.
+			n.goDo(func() { n.proofs.retry(blk.Validator) })
+		}
 		return pubsub.ValidationAccept
 	case err == nil:
 		return pubsub.ValidationIgnore // a duplicate
