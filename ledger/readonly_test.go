@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"crypto/sha256"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,22 +12,14 @@ import (
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 )
 
-// dirHashes maps every file in dir to the hash of its bytes.
+// dirHashes maps every file name in dir to the hash of its bytes.
 func dirHashes(t *testing.T, dir string) map[string][32]byte {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	h, err := ledgertest.DirHashes(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][32]byte{}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = sha256.Sum256(b)
-	}
-	return out
+	return h
 }
 
 // TestOpenReadOnlyWritesNothing: a store closed with its blocks still in

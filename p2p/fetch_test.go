@@ -84,21 +84,7 @@ func TestFetchBlocksKeepsToItsBudget(t *testing.T) {
 	// 8 of them (8 MiB).
 	const blocks, per = 3, 10
 	peerHost := objectlessPeer(t, testChain(t, key, blocks, per, 1_000_000))
-	empty, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { empty.Close() })
-	n, err := Start(empty, Config{
-		Identity:       newIdentity(t),
-		Listen:         []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
-		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-		StatusInterval: time.Hour,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
+	n, _ := quietNetwork(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := peerHost.Connect(ctx, n.AddrInfo()); err != nil {
@@ -132,4 +118,27 @@ func TestFetchBlocksKeepsToItsBudget(t *testing.T) {
 			}
 		}
 	}
+}
+
+// quietNetwork starts a network on a new store, listening on loopback,
+// with no peers and no status exchange of its own; both close with the
+// test.
+func quietNetwork(t *testing.T) (*Network, *ledger.Store) {
+	t.Helper()
+	s, err := ledger.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	n, err := Start(s, Config{
+		Identity:       newIdentity(t),
+		Listen:         []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
+		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		StatusInterval: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n, s
 }

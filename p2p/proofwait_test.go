@@ -1,16 +1,12 @@
 package p2p
 
 import (
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/ipfs/go-cid"
-	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
@@ -31,21 +27,7 @@ func TestProofWaitingForAGossipedBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	n, err := Start(s, Config{
-		Identity:       newIdentity(t),
-		Listen:         []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
-		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-		StatusInterval: time.Hour,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
+	n, s := quietNetwork(t)
 
 	n.proofs.record(proof, false)
 	if !n.proofs.waiting(v) {

@@ -72,17 +72,7 @@ func TestVerifyCARDecisionShapedLikeABlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendChain(t, s, lo, 2, 2, func(b, i int, tr *record.Transcript) {
-		if b == 0 && i == 0 {
-			tr.Reward++
-			tr.TurnRewards[len(tr.TurnRewards)-1]++
-		}
-	}, func(b int) [][]byte {
-		if b == 0 {
-			return [][]byte{hi0.Raw}
-		}
-		return nil
-	})
+	appendChain(t, s, lo, 2, 2, wrongFirstReward, decisionInFirst(hi0.Raw))
 	opts := func() verify.Options { return verify.Options{Reexecute: true, Challenges: verify.NewMemSet()} }
 	heads, err := verify.StoreHeads(s, verify.StoreScope{})
 	if err != nil {
@@ -144,17 +134,7 @@ func TestVerifyCARDecisionShapedLikeAForkProof(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendChain(t, s, hi, 3, 2, nil, nil)
-	appendChain(t, s, lo, 2, 2, func(b, i int, tr *record.Transcript) {
-		if b == 0 && i == 0 {
-			tr.Reward++
-			tr.TurnRewards[len(tr.TurnRewards)-1]++
-		}
-	}, func(b int) [][]byte {
-		if b == 0 {
-			return [][]byte{proof}
-		}
-		return nil
-	})
+	appendChain(t, s, lo, 2, 2, wrongFirstReward, decisionInFirst(proof))
 	rep := exportAndAudit(t, s)
 	if rep.Chains != 3 {
 		t.Errorf("archive audit went through %d chains of 3 (%d blocks): %v", rep.Chains, rep.Blocks, rep.Failures)
@@ -209,4 +189,22 @@ func exportAndAudit(t *testing.T, s *ledger.Store) verify.Report {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// wrongFirstReward makes the first transcript of block 0 fail re-execution.
+func wrongFirstReward(b, i int, tr *record.Transcript) {
+	if b == 0 && i == 0 {
+		tr.Reward++
+		tr.TurnRewards[len(tr.TurnRewards)-1]++
+	}
+}
+
+// decisionInFirst links raw as a decision of block 0 only.
+func decisionInFirst(raw []byte) func(int) [][]byte {
+	return func(b int) [][]byte {
+		if b == 0 {
+			return [][]byte{raw}
+		}
+		return nil
+	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,25 +8,18 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
 // snapshotDir maps every file name in dir to the hash of its bytes.
 func snapshotDir(t *testing.T, dir string) map[string][32]byte {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	h, err := ledgertest.DirHashes(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][32]byte{}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = sha256.Sum256(data)
-	}
-	return out
+	return h
 }
 
 // TestReadOnlyCommandsLeaveStoreUntouched: an auditor's or a miner's
