@@ -112,9 +112,11 @@ func TestReadProofStrict(t *testing.T) {
 					t.Fatal(err)
 				}
 				tc.edit(m)
-				if file, err = json.Marshal(m); err != nil {
+				edited, err := json.Marshal(m)
+				if err != nil {
 					t.Fatal(err)
 				}
+				file = edited
 			}
 			if bytes.Equal(file, good) {
 				t.Fatal("the edit left the file as it was")
