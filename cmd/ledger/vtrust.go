@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +45,8 @@ validator's vTrust, the winner and the winner-takes-all weights.
 --epoch K (K ≥ 1) reads the ledger blocks anchored in chain blocks [(K-1)·tempo, K·tempo);
 the default is the last epoch that has ended, and before the first has ended there is nothing
 to show (exit 2). --champion is the champion before the epoch (the previous epoch's winner);
-without it there is none.` + exitCodesHelp,
+without it there is none. A validator with a fork proof anchored before the epoch's end is left
+out of it (spec/epoch.md) and named after the table ("equivocators" in --json).` + exitCodesHelp,
 		Example: `  ledger vtrust show --data ~/.ledger --chain local+http://127.0.0.1:9944
   ledger vtrust show --data ~/.ledger/store --chain subtensor+wss://HOST:443/netuid=N --epoch 12 --json`,
 		Args: cobra.NoArgs,
@@ -105,14 +108,29 @@ without it there is none.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
+			// The validators Compute left out: a fork proof anchored before
+			// the epoch's end (spec/epoch.md).
+			forked, err := epoch.Equivocators(s, w.To)
+			if err != nil {
+				return err
+			}
+			left := []keys.PublicKey{}
+			for v := range forked {
+				left = append(left, v)
+			}
+			slices.SortFunc(left, func(a, b keys.PublicKey) int { return bytes.Compare(a[:], b[:]) })
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), struct {
-					Epoch  uint64        `json:"epoch"`
-					Window epoch.Window  `json:"window"`
-					Output vtrust.Output `json:"output"`
-				}{k, w, out})
+					Epoch        uint64           `json:"epoch"`
+					Window       epoch.Window     `json:"window"`
+					Output       vtrust.Output    `json:"output"`
+					Equivocators []keys.PublicKey `json:"equivocators"`
+				}{k, w, out, left})
 			}
 			printVtrust(cmd.OutOrStdout(), k, w, out)
+			for _, v := range left {
+				fmt.Fprintf(cmd.OutOrStdout(), "left out: %s (equivocated)\n", v)
+			}
 			return nil
 		},
 	}

@@ -146,3 +146,68 @@ func TestVtrustShowEpochs(t *testing.T) {
 		}
 	}
 }
+
+// TestVtrustShowNamesEquivocators: the epoch leaves out a validator with a
+// fork proof anchored before its end; vtrust show says whom, in JSON and
+// in text, rather than have it vanish from the table.
+func TestVtrustShowNamesEquivocators(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := ledger.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := verifytest.Build(s, verifytest.Spec{Validators: 3, Blocks: 2, PerBlock: 2, Envs: []string{"mult8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verifytest.Equivocate(s, ks[1], 0); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	g := local.DefaultGenesis()
+	g.Seed, g.Tempo, g.BlockTime, g.CommitReveal = t.Name(), 5, local.Duration(time.Second), false
+	for _, k := range ks {
+		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: k.Public(), Stake: 100, Validator: true})
+	}
+	c, err := local.New(local.Options{Genesis: &g, Manual: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Advance(5); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(local.NewServer(c, "token"))
+	defer srv.Close()
+	spec := "local+" + srv.URL
+
+	out, code := runCLI(t, "vtrust", "show", "--data", dir, "--chain", spec, "--json")
+	if code != exitOK {
+		t.Fatalf("vtrust show: exit %d\n%s", code, out)
+	}
+	var vt struct {
+		Equivocators []string `json:"equivocators"`
+		Output       struct {
+			Validators []struct {
+				Hotkey string `json:"hotkey"`
+			} `json:"validators"`
+		} `json:"output"`
+	}
+	if err := json.Unmarshal([]byte(out), &vt); err != nil {
+		t.Fatal(err)
+	}
+	eve := ks[1].Public().String()
+	if len(vt.Equivocators) != 1 || vt.Equivocators[0] != eve {
+		t.Fatalf("equivocators %v, want [%s]", vt.Equivocators, eve)
+	}
+	for _, v := range vt.Output.Validators {
+		if v.Hotkey == eve {
+			t.Fatalf("the equivocator is in the epoch's table: %s", out)
+		}
+	}
+	text, code := runCLI(t, "vtrust", "show", "--data", dir, "--chain", spec)
+	if code != exitOK || !strings.Contains(text, "left out: "+eve+" (equivocated)") {
+		t.Fatalf("vtrust show: exit %d, want the equivocator named:\n%s", code, text)
+	}
+}
