@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/event"
@@ -35,12 +36,19 @@ func (n *Network) watchPeers(sub event.Subscription) {
 }
 
 // keepConnected dials a static peer whenever it is disconnected, backing
-// off while dials fail.
+// off while dials fail, and restarts a connection on which gossipsub lost
+// the peer (see topicGrace).
 func (n *Network) keepConnected(ai peer.AddrInfo) {
 	delay := n.cfg.ReconnectInterval
 	const maxDelay = 30 * time.Second
+	var absentSince time.Time
 	for {
-		if n.host.Network().Connectedness(ai.ID) != network.Connected && !n.bans.banned(ai.ID) {
+		switch {
+		case n.host.Network().Connectedness(ai.ID) != network.Connected:
+			absentSince = time.Time{}
+			if n.bans.banned(ai.ID) {
+				break
+			}
 			ctx, cancel := context.WithTimeout(n.ctx, 5*time.Second)
 			err := n.host.Connect(ctx, ai)
 			cancel()
@@ -50,6 +58,15 @@ func (n *Network) keepConnected(ai peer.AddrInfo) {
 			} else {
 				delay = n.cfg.ReconnectInterval
 			}
+		case slices.Contains(n.blocks.ListPeers(), ai.ID):
+			absentSince = time.Time{}
+		case absentSince.IsZero():
+			absentSince = time.Now()
+		case time.Since(absentSince) > topicGrace(n.cfg):
+			n.log.Info("p2p: static peer connected but not in the blocks topic; reconnecting", "peer", ai.ID, "for", time.Since(absentSince).Round(time.Millisecond))
+			n.metrics.topicReset()
+			n.host.Network().ClosePeer(ai.ID)
+			absentSince = time.Time{}
 		}
 		select {
 		case <-n.ctx.Done():
@@ -58,6 +75,15 @@ func (n *Network) keepConnected(ai peer.AddrInfo) {
 		}
 	}
 }
+
+// topicGrace is how long a connected static peer may be absent from the
+// blocks topic before the connection is closed and dialed again. When
+// gossipsub's stream to a peer dies while the connection stays (a reset
+// under load), gossipsub opens a new one but forgets the peer's
+// subscriptions, which the peer announces only on a new connection: until
+// then no block goes to it by gossip from this node. A new peer announces
+// them at once, so the grace only has to cover a slow start.
+func topicGrace(c Config) time.Duration { return max(20*c.Heartbeat, 5*time.Second) }
 
 // statusLoop exchanges heads with every connected peer periodically, which
 // repairs anything gossip missed.

@@ -15,10 +15,11 @@ type metrics struct {
 	published     prometheus.Counter
 	bans          prometheus.Counter
 	localAhead    prometheus.Counter
+	topicResets   prometheus.Counter
 	peers         prometheus.Gauge
 
 	// The same counts, readable without a registry (Stats).
-	accepted, rejected, ignored, fromGossip, fromSync, nBans, nPublished, nLocalAhead atomic.Int64
+	accepted, rejected, ignored, fromGossip, fromSync, nBans, nPublished, nLocalAhead, nTopicResets atomic.Int64
 }
 
 // Stats are counts since Start.
@@ -31,6 +32,9 @@ type Stats struct {
 	// LocalChainAhead counts peers' blocks of the chain this node writes
 	// that its store lacks (Network.localChainAhead): an operator's alarm.
 	LocalChainAhead int64
+	// TopicResets counts connections to static peers closed because
+	// gossipsub had lost the peer from the blocks topic (topicGrace).
+	TopicResets int64
 }
 
 // Stats returns the network's counts since Start.
@@ -40,7 +44,7 @@ func (n *Network) Stats() Stats {
 		Accepted: m.accepted.Load(), Rejected: m.rejected.Load(), Ignored: m.ignored.Load(),
 		StoredFromGossip: m.fromGossip.Load(), StoredFromSync: m.fromSync.Load(),
 		Bans: m.nBans.Load(), Published: m.nPublished.Load(),
-		LocalChainAhead: m.nLocalAhead.Load(),
+		LocalChainAhead: m.nLocalAhead.Load(), TopicResets: m.nTopicResets.Load(),
 	}
 }
 
@@ -61,6 +65,11 @@ func (m *metrics) banned() {
 func (m *metrics) localChainAhead() {
 	m.localAhead.Inc()
 	m.nLocalAhead.Add(1)
+}
+
+func (m *metrics) topicReset() {
+	m.topicResets.Inc()
+	m.nTopicResets.Add(1)
 }
 
 func (m *metrics) publishedBlock() {
@@ -88,12 +97,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		localAhead: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ledger_p2p_local_chain_ahead_total", Help: "Peers' blocks of the chain this node writes that its store lacks: the store was lost, or another machine signs with this hotkey.",
 		}),
+		topicResets: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "ledger_p2p_topic_resets_total", Help: "Connections to static peers closed and dialed again because gossipsub had lost the peer from the blocks topic.",
+		}),
 		peers: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "ledger_p2p_connected_peers", Help: "Connected peers.",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.gossipResults, m.storedBlocks, m.served, m.published, m.bans, m.localAhead, m.peers)
+		reg.MustRegister(m.gossipResults, m.storedBlocks, m.served, m.published, m.bans, m.localAhead, m.topicResets, m.peers)
 	}
 	return m
 }
