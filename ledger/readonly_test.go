@@ -12,16 +12,6 @@ import (
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 )
 
-// dirHashes maps every file name in dir to the hash of its bytes.
-func dirHashes(t *testing.T, dir string) map[string][32]byte {
-	t.Helper()
-	h, err := ledgertest.DirHashes(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 // TestOpenReadOnlyWritesNothing: a store closed with its blocks still in
 // the WAL (Pebble does not flush on Close) reads whole, and no file of
 // the directory is created, changed or deleted, where Open rewrites the
@@ -29,7 +19,7 @@ func dirHashes(t *testing.T, dir string) map[string][32]byte {
 func TestOpenReadOnlyWritesNothing(t *testing.T) {
 	t.Parallel()
 	dir, v, rs := threeBlocks(t)
-	before := dirHashes(t, dir)
+	before := ledgertest.DirHashes(t, dir)
 	s, err := ledger.OpenReadOnly(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +41,7 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	after := dirHashes(t, dir)
+	after := ledgertest.DirHashes(t, dir)
 	for f, sum := range before {
 		if got, ok := after[f]; !ok {
 			t.Errorf("deleted %s", f)

@@ -121,21 +121,25 @@ func TestFetchBlocksKeepsToItsBudget(t *testing.T) {
 }
 
 // quietNetwork starts a network on a new store, listening on loopback,
-// with no peers and no status exchange of its own; both close with the
-// test.
-func quietNetwork(t *testing.T) (*Network, *ledger.Store) {
+// with no status exchange of its own and no peers unless tune adds some;
+// both close with the test.
+func quietNetwork(t *testing.T, tune ...func(*Config)) (*Network, *ledger.Store) {
 	t.Helper()
 	s, err := ledger.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	n, err := Start(s, Config{
+	cfg := Config{
 		Identity:       newIdentity(t),
 		Listen:         []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 		StatusInterval: time.Hour,
-	})
+	}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	n, err := Start(s, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

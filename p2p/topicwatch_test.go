@@ -1,8 +1,6 @@
 package p2p
 
 import (
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -10,9 +8,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	ma "github.com/multiformats/go-multiaddr"
-
-	"github.com/affine-ledger/ledger/ledger"
 )
 
 // TestStaticPeerBackInTheTopic: when gossipsub's stream to a peer dies
@@ -25,24 +20,9 @@ import (
 func TestStaticPeerBackInTheTopic(t *testing.T) {
 	t.Parallel()
 	start := func(peers ...peer.AddrInfo) *Network {
-		s, err := ledger.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		n, err := Start(s, Config{
-			Identity:          newIdentity(t),
-			Listen:            []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
-			Logger:            slog.New(slog.NewTextHandler(io.Discard, nil)),
-			StatusInterval:    time.Hour,
-			Heartbeat:         100 * time.Millisecond,
-			ReconnectInterval: 100 * time.Millisecond,
-			Peers:             peers,
+		n, _ := quietNetwork(t, func(c *Config) {
+			c.Heartbeat, c.ReconnectInterval, c.Peers = 100*time.Millisecond, 100*time.Millisecond, peers
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { n.Close() })
 		return n
 	}
 	b := start()

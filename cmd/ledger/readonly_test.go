@@ -12,16 +12,6 @@ import (
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
-// snapshotDir maps every file name in dir to the hash of its bytes.
-func snapshotDir(t *testing.T, dir string) map[string][32]byte {
-	t.Helper()
-	h, err := ledgertest.DirHashes(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 // TestReadOnlyCommandsLeaveStoreUntouched: an auditor's or a miner's
 // command reads a store it did not write; it must not rewrite it (opened
 // for writing, Pebble writes a new MANIFEST, WAL and OPTIONS, compacts,
@@ -39,11 +29,11 @@ func TestReadOnlyCommandsLeaveStoreUntouched(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir, _ := builtLedger(t)
-			before := snapshotDir(t, dir)
+			before := ledgertest.DirHashes(t, dir)
 			if code, out, errs := ledgerRun(t, append(args, "--data", dir)...); code != 0 {
 				t.Fatalf("%v: exit %d: %s %s", args, code, out, errs)
 			}
-			after := snapshotDir(t, dir)
+			after := ledgertest.DirHashes(t, dir)
 			for f := range before {
 				if _, ok := after[f]; !ok {
 					t.Errorf("%s deleted %s", name, f)
@@ -74,7 +64,7 @@ func TestReadOnlyCommandsRefuseEmptyDatabase(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshotDir(t, dir)
+	before := ledgertest.DirHashes(t, dir)
 	for _, args := range [][]string{
 		{"verify", "--data", dir},
 		{"ratio", "show", "--data", dir},
@@ -85,7 +75,7 @@ func TestReadOnlyCommandsRefuseEmptyDatabase(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d saying %q: %s %s", args, code, exitUsage, ledger.ErrNotStore, out, errs)
 		}
 	}
-	if after := snapshotDir(t, dir); len(after) != len(before) {
+	if after := ledgertest.DirHashes(t, dir); len(after) != len(before) {
 		t.Errorf("%d files before, %d after", len(before), len(after))
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/chain/local"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
@@ -36,19 +37,7 @@ func TestVerifyChainVtrustWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := local.DefaultGenesis()
-	g.Seed, g.Tempo, g.BlockTime, g.CommitReveal = t.Name(), 5, local.Duration(time.Second), false
-	for _, k := range ks {
-		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: k.Public(), Stake: 100, Validator: true})
-	}
-	c, err := local.New(local.Options{Genesis: &g, Manual: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	srv := httptest.NewServer(local.NewServer(c, "token"))
-	defer srv.Close()
-	spec := "local+" + srv.URL
+	c, spec := validatorsChain(t, ks)
 	ctx := context.Background()
 	for i, k := range ks {
 		h, err := s.Head(k.Public())
@@ -165,22 +154,10 @@ func TestVtrustShowNamesEquivocators(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	g := local.DefaultGenesis()
-	g.Seed, g.Tempo, g.BlockTime, g.CommitReveal = t.Name(), 5, local.Duration(time.Second), false
-	for _, k := range ks {
-		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: k.Public(), Stake: 100, Validator: true})
-	}
-	c, err := local.New(local.Options{Genesis: &g, Manual: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, spec := validatorsChain(t, ks)
 	if err := c.Advance(5); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(local.NewServer(c, "token"))
-	defer srv.Close()
-	spec := "local+" + srv.URL
 
 	out, code := runCLI(t, "vtrust", "show", "--data", dir, "--chain", spec, "--json")
 	if code != exitOK {
@@ -210,4 +187,24 @@ func TestVtrustShowNamesEquivocators(t *testing.T) {
 	if code != exitOK || !strings.Contains(text, "left out: "+eve+" (equivocated)") {
 		t.Fatalf("vtrust show: exit %d, want the equivocator named:\n%s", code, text)
 	}
+}
+
+// validatorsChain starts a manual local chain of tempo 5 on which ks are
+// validators of stake 100, served over loopback HTTP; it returns the
+// chain and its --chain spec. Both stop with the test.
+func validatorsChain(t *testing.T, ks []*keys.Hotkey) (*local.Chain, string) {
+	t.Helper()
+	g := local.DefaultGenesis()
+	g.Seed, g.Tempo, g.BlockTime, g.CommitReveal = t.Name(), 5, local.Duration(time.Second), false
+	for _, k := range ks {
+		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: k.Public(), Stake: 100, Validator: true})
+	}
+	c, err := local.New(local.Options{Genesis: &g, Manual: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	srv := httptest.NewServer(local.NewServer(c, "token"))
+	t.Cleanup(srv.Close)
+	return c, "local+" + srv.URL
 }
