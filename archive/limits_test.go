@@ -18,15 +18,7 @@ func TestSectionSizeBound(t *testing.T) {
 	t.Parallel()
 	c := codec.Sum([]byte("x")).Bytes()
 	for _, size := range []int{archive.MaxSection, archive.MaxSection + 1} {
-		h, err := codec.Marshal(struct {
-			Roots   []codec.Link `cbor:"roots"`
-			Version uint64       `cbor:"version"`
-		}{[]codec.Link{codec.LinkTo(codec.Sum([]byte("x")))}, 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		car := append(binary.AppendUvarint(nil, uint64(len(h))), h...)
-		car = binary.AppendUvarint(car, uint64(size))
+		car := binary.AppendUvarint(carHeader(t), uint64(size))
 		car = append(car, c...)
 		car = append(car, make([]byte, size-len(c))...)
 		r, err := archive.NewReader(bytes.NewReader(car))
@@ -65,4 +57,17 @@ func TestHeaderSizeBound(t *testing.T) {
 			t.Fatalf("header of %d bytes (max %d): %v", size, archive.MaxHeader, err)
 		}
 	}
+}
+
+// carHeader is the length-prefixed header of an archive with one root.
+func carHeader(t *testing.T) []byte {
+	t.Helper()
+	h, err := codec.Marshal(struct {
+		Roots   []codec.Link `cbor:"roots"`
+		Version uint64       `cbor:"version"`
+	}{[]codec.Link{codec.LinkTo(codec.Sum([]byte("x")))}, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(binary.AppendUvarint(nil, uint64(len(h))), h...)
 }

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 )
@@ -84,13 +82,7 @@ func TestOpenReadOnlyRefuses(t *testing.T) {
 	t.Run("pebble database without the layout key", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		db, err := pebble.Open(dir, ledger.PebbleOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Close(); err != nil {
-			t.Fatal(err)
-		}
+		ledgertest.EmptyPebble(t, dir)
 		if _, err := ledger.OpenReadOnly(dir); !errors.Is(err, ledger.ErrNotStore) {
 			t.Fatalf("got %v, want ErrNotStore", err)
 		}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -57,13 +55,7 @@ func TestReadOnlyCommandsLeaveStoreUntouched(t *testing.T) {
 func TestReadOnlyCommandsRefuseEmptyDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db, err := pebble.Open(dir, ledger.PebbleOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	ledgertest.EmptyPebble(t, dir)
 	before := ledgertest.DirHashes(t, dir)
 	for _, args := range [][]string{
 		{"verify", "--data", dir},
