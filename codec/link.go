@@ -71,19 +71,6 @@ func (l *Link) UnmarshalCBOR(data []byte) error {
 	return nil
 }
 
-// TagLink reads the CID of a generically decoded tag 42: its content must
-// be a byte string of 0x00 then one binary CID, as in UnmarshalCBOR.
-func TagLink(t cbor.Tag) (cid.Cid, error) {
-	if t.Number != linkTag {
-		return cid.Undef, fmt.Errorf("link: tag %d, want %d", t.Number, linkTag)
-	}
-	raw, ok := t.Content.([]byte)
-	if !ok {
-		return cid.Undef, fmt.Errorf("link: content of type %T, want a byte string", t.Content)
-	}
-	return linkCID(raw)
-}
-
 // linkCID reads a link's content (the byte string under tag 42): 0x00,
 // then one binary CID and nothing after it.
 func linkCID(raw []byte) (cid.Cid, error) {

@@ -11,9 +11,9 @@ import (
 // 42 only as a link, "tag 42 around a byte string of 0x00 followed by the
 // binary CID", and spec/ledger.md (validity rule 7) wants every decision to
 // be canonical DAG-CBOR, which @ipld/dag-cbor refuses for each of these.
-// CheckDecision (decision.go, checkDAG's cbor.Tag case) accepts tag 42
-// around anything, so Store.Put stores a peer's block whose decision is
-// not DAG-CBOR.
+// CheckDecision accepted tag 42 around anything, so Store.Put stored a
+// peer's block whose decision is not DAG-CBOR; codec's generic check now
+// refuses each.
 func TestCheckDecisionRefusesMalformedLinks(t *testing.T) {
 	for _, c := range []struct {
 		name string
