@@ -18,10 +18,17 @@ var errIndefinite = errors.New("indefinite-length items are not allowed")
 type itemLimits struct {
 	depth           int
 	array, mapPairs uint64
+	// dag adds spec/encoding.md's rules for what a record may hold: text
+	// map keys, tag 42 only and around a link, no floats and no simple
+	// values but false, true and null.
+	dag bool
 }
 
-// decodeLimits are decMode's (plan.go).
-var decodeLimits = itemLimits{depth: maxDepth, array: maxArray, mapPairs: maxMapPairs}
+// decodeLimits are decMode's (plan.go); dagLimits add the ledger's subset.
+var (
+	decodeLimits = itemLimits{depth: maxDepth, array: maxArray, mapPairs: maxMapPairs}
+	dagLimits    = itemLimits{depth: maxDepth, array: maxArray, mapPairs: maxMapPairs, dag: true}
+)
 
 // skipItem returns the end of the well-formed item at off, as fxamacker's
 // well-formedness check under decMode's options judges it: any head form,
@@ -66,13 +73,19 @@ func walkItem(data []byte, off, depth int, lim *itemLimits) (int, error) {
 			}
 			items = 2 * n
 		}
-		for range items {
+		for i := range items {
+			if lim.dag && major == majorMap && i%2 == 0 && (off >= len(data) || data[off]&0xe0 != majorText) {
+				return 0, errors.New("map key that is not a text string")
+			}
 			if off, err = walkItem(data, off, depth, lim); err != nil {
 				return 0, err
 			}
 		}
 		return off, nil
 	case majorTag:
+		if lim.dag {
+			return dagLink(data, off, n)
+		}
 		// A chain of tags counts one level per tag after the first.
 		for {
 			if off == len(data) {
@@ -93,7 +106,38 @@ func walkItem(data []byte, off, depth int, lim *itemLimits) (int, error) {
 		}
 		return walkItem(data, off, depth, lim)
 	}
+	if lim.dag && major == majorOther {
+		switch {
+		case ai >= 20 && ai <= 22: // false, true, null
+		case ai >= 25 && ai <= 27:
+			return 0, errors.New("floating-point value")
+		default:
+			return 0, fmt.Errorf("simple value %d", n)
+		}
+	}
 	return off, nil // integers, simple values, floats
+}
+
+// dagLink returns the end of the content of tag n at off, which in a
+// record must be tag 42 around a byte string holding a link.
+func dagLink(data []byte, off int, n uint64) (int, error) {
+	if n != linkTag {
+		return 0, fmt.Errorf("tag %d; only tag 42 (a link) is allowed", n)
+	}
+	if off >= len(data) || data[off]&0xe0 != majorBytes {
+		return 0, errors.New("tag 42 around something other than a byte string")
+	}
+	_, ai, size, body, err := anyHead(data, off)
+	if err != nil {
+		return 0, err
+	}
+	if ai == 31 || size > uint64(len(data)-body) {
+		return 0, errors.New("tag 42 around a byte string cut short or of indefinite length")
+	}
+	if _, err := linkCID(data[body : body+int(size)]); err != nil {
+		return 0, err
+	}
+	return body + int(size), nil
 }
 
 // anyHead reads a head in any of its forms. ai 31 is returned for the
