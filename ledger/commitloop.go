@@ -42,8 +42,9 @@ func (a *Appender) run() {
 		n, d, size := len(first.leaves), len(first.decisions), first.size
 		var timeout <-chan time.Time
 		var timer *time.Timer
-		// A carried request left a full block behind it: more are likely
-		// queued, and those are taken without waiting.
+		// A carried request did not fit the block before it, which was
+		// built at once: a request was waiting, others may be, and those
+		// are taken without waiting again.
 		if a.maxWait > 0 && !carried {
 			timer = time.NewTimer(a.maxWait)
 			timeout = timer.C
