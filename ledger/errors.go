@@ -50,6 +50,10 @@ var (
 	ErrCorrupt = errors.New("store is inconsistent")
 	// ErrNotStore: OpenReadOnly found no ledger store in the directory.
 	ErrNotStore = errors.New("not a ledger store")
+	// ErrLocked: the store is open elsewhere in a way that excludes this
+	// open (a writer excludes everyone; readers exclude a writer).
+	// Returned as *LockedError, which names the holding process.
+	ErrLocked = errors.New("store is in use")
 	// ErrReadOnly: a write to a store opened with OpenReadOnly.
 	ErrReadOnly = errors.New("store opened read-only")
 	// ErrClosed: the store or appender was closed.

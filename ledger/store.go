@@ -11,6 +11,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
@@ -87,6 +88,7 @@ type options struct {
 	pebble        *pebble.Options
 	now           func() time.Time
 	readOnly      bool
+	onClose       func()
 }
 
 // Option configures Open.
@@ -103,6 +105,10 @@ func WithDecisionCheck(check func([]byte) error) Option {
 // o has none.
 func WithPebbleOptions(o *pebble.Options) Option { return func(opts *options) { opts.pebble = o } }
 
+// WithOnClose runs f once Close has closed the store: what held the
+// store's directory for it (a running node's checkpoint) may then let go.
+func WithOnClose(f func()) Option { return func(o *options) { o.onClose = f } }
+
 // WithClock sets the clock block times come from (tests, vectors).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
@@ -117,10 +123,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 // checks of Open, and changes no file of it: Pebble replays the WAL into
 // memory instead of flushing it, and neither rewrites its MANIFEST and
 // OPTIONS nor compacts or deletes files, as it does when opened for
-// writing, so an auditor's copy stays byte for byte what it was. Pebble
-// still takes its (empty) LOCK file, exclusively and opened for writing:
-// a store a running node holds cannot be opened, and neither can a store
-// on a read-only file system. Every write fails with ErrReadOnly. A
+// writing, so an auditor's copy stays byte for byte what it was. Readers
+// share the store's lock (lock.go): any number may read it at once, while
+// a store open for writing, by a running node, fails with ErrLocked naming
+// its process. A store on a read-only file system opens too. Every write
+// fails with ErrReadOnly. A
 // directory holding no Pebble database, or an empty one without the
 // layout version key, fails with ErrNotStore.
 func OpenReadOnly(dir string, opts ...Option) (*Store, error) {
@@ -137,6 +144,11 @@ func open(dir string, readOnly bool, opts []Option) (*Store, error) {
 		po = o.pebble.Clone()
 	}
 	po.ReadOnly = readOnly
+	fs := po.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	po.FS = lockFS{FS: fs, shared: readOnly}
 	if po.Logger == nil {
 		po.Logger = quietLogger{}
 	}
@@ -267,7 +279,11 @@ func (s *Store) Close() error {
 	s.release(old)
 	s.liveViews.Wait()
 	s.tables.closeAll()
-	return s.db.Close()
+	err := s.db.Close()
+	if s.opts.onClose != nil {
+		s.opts.onClose()
+	}
+	return err
 }
 
 // Err returns the failed write that made the store refuse all writes

@@ -11,6 +11,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/objstorage"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/affine-ledger/ledger/ledger"
 )
 
 // ErrDamagedFile is wrapped by CheckFiles' errors: a file of the store's
@@ -40,10 +42,23 @@ func CheckFiles(dir string) error {
 	if manifest == "" {
 		return fmt.Errorf("%s holds no Pebble store (no MANIFEST marker)", dir)
 	}
+	// Under the store's reader lock: a writer rewrites the files read
+	// here. The MANIFEST again, as a writer may have moved on before it.
+	lock, err := ledger.ReaderFS(nil).Lock(filepath.Join(dir, "LOCK"))
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", dir, err)
+	}
+	defer lock.Close()
+	if manifest, err = currentManifest(dir); err != nil {
+		return err
+	}
 	if err := checkManifest(dir, manifest); err != nil {
 		return err
 	}
-	db, err := pebble.Open(dir, &pebble.Options{ReadOnly: true, ErrorIfNotExists: true, Logger: discardLog{}, EventListener: tolerateCorruption()})
+	db, err := pebble.Open(dir, &pebble.Options{FS: ledger.ReaderFS(nil), ReadOnly: true, ErrorIfNotExists: true, Logger: discardLog{}, EventListener: tolerateCorruption()})
+	if errors.Is(err, ledger.ErrLocked) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("%w: open %s (its MANIFEST, logs and tables): %v", ErrDamagedFile, dir, err)
 	}

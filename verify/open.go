@@ -17,9 +17,11 @@ const auditCache = 1 << 20
 // export and the proof commands do. It opens it read-only: an audit
 // leaves the store it reads byte for byte as it found it (the auditor's
 // copy), and a directory holding no ledger store is
-// ledger.ErrNotStore rather than a new empty store.
-func OpenStore(dir string) (*ledger.Store, error) {
+// ledger.ErrNotStore rather than a new empty store. opts come after its
+// own.
+func OpenStore(dir string, opts ...ledger.Option) (*ledger.Store, error) {
 	cache := pebble.NewCache(auditCache)
 	defer cache.Unref() // the store holds its own reference
-	return ledger.OpenReadOnly(dir, ledger.WithPebbleOptions(&pebble.Options{Cache: cache, EventListener: tolerateCorruption()}))
+	own := ledger.WithPebbleOptions(&pebble.Options{Cache: cache, EventListener: tolerateCorruption()})
+	return ledger.OpenReadOnly(dir, append([]ledger.Option{own}, opts...)...)
 }

@@ -1,0 +1,196 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"golang.org/x/sys/unix"
+)
+
+// Pebble locks a store's directory exclusively, for readers as for its
+// writer. That refused what readers may safely do together: two audits of
+// one store, or an audit beside the explorer on a stopped node's data. And
+// it opened the LOCK file for writing, which a read-only mount refuses. So
+// the store takes the lock itself, through the file system it gives
+// Pebble: a writer still exclusively (Pebble's own lock), readers shared,
+// as POSIX record locks allow (F_RDLCK beside F_RDLCK, never beside
+// F_WRLCK). A reader excludes a writer as before: a writer compacts and
+// deletes the tables a reader is reading.
+//
+// POSIX locks do not exclude within one process, and closing any
+// descriptor of the file drops all of the process's locks on it, so the
+// process keeps one shared lock per directory and counts its holders.
+
+// LockedError: the store is open in a way that excludes this open: for
+// writing, when opening it in any way, or for reading, when opening it for
+// writing. It wraps ErrLocked.
+type LockedError struct {
+	Dir string
+	// PID is the process holding the lock (this one, if ThisProcess), or 0
+	// when the system does not say.
+	PID         int
+	ThisProcess bool
+	// Writing says the holder writes the store; otherwise it reads it.
+	Writing bool
+}
+
+func (e *LockedError) Error() string {
+	how := "reading"
+	if e.Writing {
+		how = "writing"
+	}
+	switch {
+	case e.ThisProcess:
+		return fmt.Sprintf("%v: open for %s in this process", ErrLocked, how)
+	case e.PID > 0:
+		return fmt.Sprintf("%v: open for %s by process %d", ErrLocked, how, e.PID)
+	}
+	return fmt.Sprintf("%v: open for %s by another process", ErrLocked, how)
+}
+
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// lockFS is the file system Pebble opens a store through: the one it was
+// given, with the store's lock instead of Pebble's.
+type lockFS struct {
+	vfs.FS
+	shared bool
+}
+
+func (fs lockFS) Unwrap() vfs.FS { return fs.FS }
+
+// holders is this process's locks, by LOCK file path.
+var holders = struct {
+	sync.Mutex
+	m map[string]*holder
+}{m: map[string]*holder{}}
+
+type holder struct {
+	writer  bool
+	readers int
+	// file holds the lock: Pebble's for a writer, the shared lock's file
+	// for readers (nil where the store could not be locked; see readLock).
+	file io.Closer
+}
+
+func (fs lockFS) Lock(name string) (io.Closer, error) {
+	if vfs.Root(fs.FS) != vfs.Default {
+		// A test's in-memory file system keeps its own locks, exclusive,
+		// in its own name space.
+		return fs.FS.Lock(name)
+	}
+	path, err := filepath.Abs(name)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	holders.Lock()
+	defer holders.Unlock()
+	h := holders.m[path]
+	if h != nil && (h.writer || !fs.shared) {
+		return nil, &LockedError{Dir: dir, PID: os.Getpid(), ThisProcess: true, Writing: h.writer}
+	}
+	if h != nil {
+		h.readers++
+		return releaser(func() { h.release(path) }), nil
+	}
+	if !fs.shared {
+		c, err := fs.FS.Lock(name)
+		if err != nil {
+			return nil, lockError(dir, path, err)
+		}
+		h = &holder{writer: true, file: c}
+		holders.m[path] = h
+		return releaser(func() { h.release(path) }), nil
+	}
+	f, err := readLock(path)
+	if err != nil {
+		return nil, lockError(dir, path, err)
+	}
+	h = &holder{readers: 1, file: f}
+	holders.m[path] = h
+	return releaser(func() { h.release(path) }), nil
+}
+
+// release drops one holder's reference; holders' mutex is not held.
+func (h *holder) release(path string) {
+	holders.Lock()
+	defer holders.Unlock()
+	if h.writer {
+		delete(holders.m, path)
+		h.file.Close()
+		return
+	}
+	if h.readers--; h.readers > 0 {
+		return
+	}
+	delete(holders.m, path)
+	if h.file != nil {
+		h.file.Close()
+	}
+}
+
+// readLock takes a shared lock on the LOCK file at path. A store copied
+// without its LOCK file gets one, if the file system allows; where it does
+// not (a read-only mount), no writer can lock the store either, and the
+// reader goes on without a lock.
+func readLock(path string) (io.Closer, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if errors.Is(err, unix.EROFS) || errors.Is(err, os.ErrPermission) {
+			return nil, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	spec := unix.Flock_t{Type: unix.F_RDLCK, Whence: io.SeekStart}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_SETLK, &spec); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// lockError names who holds a store that could not be locked.
+func lockError(dir, path string, err error) error {
+	var pathErr *os.PathError
+	if errors.As(err, &pathErr) || !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EACCES) {
+		// Not a lock held elsewhere: the LOCK file could not be opened.
+		return err
+	}
+	f, ferr := os.Open(path)
+	if ferr != nil {
+		return &LockedError{Dir: dir, Writing: true}
+	}
+	defer f.Close()
+	spec := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
+	if unix.FcntlFlock(f.Fd(), unix.F_GETLK, &spec) != nil || spec.Type == unix.F_UNLCK {
+		// Released since: the caller may try again.
+		return &LockedError{Dir: dir, Writing: true}
+	}
+	return &LockedError{Dir: dir, PID: int(spec.Pid), Writing: spec.Type == unix.F_WRLCK}
+}
+
+type releaser func()
+
+func (r releaser) Close() error {
+	r()
+	return nil
+}
+
+// ReaderFS is fs (vfs.Default if nil) as a reader of a store opens its
+// Pebble directory: with the shared lock OpenReadOnly takes, for code that
+// opens the directory with Pebble itself (verify's file checks).
+func ReaderFS(fs vfs.FS) vfs.FS {
+	if fs == nil {
+		fs = vfs.Default
+	}
+	return lockFS{FS: fs, shared: true}
+}
