@@ -9,6 +9,8 @@
 //	store/              the ledger store (Pebble; spec/store.md)
 //	p2p/identity.key    the node's libp2p ed25519 identity, mode 0600
 //	status.json         the node's status, rewritten every few seconds
+//	node.sock           the control socket readers ask for checkpoints on (control.go)
+//	checkpoints/        the store's checkpoints readers hold
 package node
 
 import (
@@ -102,6 +104,7 @@ type Node struct {
 	registry *prometheus.Registry
 	http     *http.Server
 	statusLn net.Listener
+	control  *control
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -174,6 +177,11 @@ func Start(cfg Config) (_ *Node, err error) {
 			return nil, err
 		}
 	}
+	if n.control, err = startControl(store, cfg.DataDir); err != nil {
+		// The node works without it; only readers of its store need it.
+		n.log.Warn("no control socket: other processes cannot read the store while the node runs", "err", err)
+		err = nil
+	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.bg.Add(2)
 	go n.writeStatusLoop()
@@ -220,6 +228,9 @@ func (n *Node) Close() error {
 		}
 		if n.net != nil {
 			errs = append(errs, n.net.Close())
+		}
+		if n.control != nil {
+			errs = append(errs, n.control.close())
 		}
 		if n.store != nil {
 			if n.net != nil {
