@@ -36,7 +36,7 @@ proof. Check it with ledger verify-proof.` + exitCodesHelp,
 			if from > to {
 				return usageError{fmt.Sprintf("--from %d is above --to %d", from, to)}
 			}
-			s, err := openExistingStore(dataDir)
+			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/node"
 )
 
@@ -60,4 +63,32 @@ func isNodeDataDir(dir string) bool {
 	}
 	_, err := os.Stat(node.IdentityFile(dir))
 	return err == nil
+}
+
+// readableStore is the store directory a read-only command reads for
+// --data, held with a reader's lock until release. A store a running node
+// holds is read through a checkpoint the node makes for this process
+// (node.RequestCheckpoint): a snapshot as of now, which note says on w.
+func readableStore(dataDir string, w io.Writer) (dir string, release func(), err error) {
+	sd, err := storeDir(dataDir)
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err := ledger.ReaderFS(nil).Lock(filepath.Join(sd, "LOCK"))
+	if err == nil {
+		return sd, func() { lock.Close() }, nil
+	}
+	if !errors.Is(err, ledger.ErrLocked) {
+		return "", nil, fmt.Errorf("open ledger store %s: %w", sd, err)
+	}
+	nodeDir := filepath.Dir(sd)
+	if node.StoreDir(nodeDir) != sd {
+		return "", nil, fmt.Errorf("open ledger store %s: %w", sd, err)
+	}
+	ck, cerr := node.RequestCheckpoint(nodeDir)
+	if cerr != nil {
+		return "", nil, fmt.Errorf("open ledger store %s: %w; %v", sd, err, cerr)
+	}
+	fmt.Fprintf(w, "ledger: %s is open in a running node; reading a checkpoint of it taken now\n", sd)
+	return ck.Dir, func() { ck.Close() }, nil
 }

@@ -35,7 +35,7 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 			if toStdout && isTerminal(cmd.OutOrStdout()) {
 				return usageError{"--out -: standard output is a terminal; redirect it to a file or a pipe"}
 			}
-			s, err := openExistingStore(dataDir)
+			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -35,7 +35,7 @@ a store.` + exitCodesHelp,
 			if err != nil {
 				return usageError{fmt.Sprintf("--transcript: %v", err)}
 			}
-			s, err := openExistingStore(dataDir)
+			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

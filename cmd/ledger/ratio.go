@@ -78,7 +78,7 @@ not recompute, or was run against another ratio than the one in force, fails the
 				}
 				only = &v
 			}
-			s, err := openRatioStore(dataDir)
+			s, err := openRatioStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -102,12 +102,8 @@ not recompute, or was run against another ratio than the one in force, fails the
 
 // openRatioStore opens, read-only, the store --data names (a store or a
 // node's data directory, as for every other command).
-func openRatioStore(dataDir string) (*ledger.Store, error) {
-	dir, err := storeDir(dataDir)
-	if err != nil {
-		return nil, err
-	}
-	return ledger.OpenReadOnly(dir, ledger.WithDecisionCheck(validator.CheckDecision))
+func openRatioStore(dataDir string, w io.Writer) (*ledger.Store, error) {
+	return openExistingStore(dataDir, w, ledger.WithDecisionCheck(validator.CheckDecision))
 }
 
 func ratioReports(s *ledger.Store, only *keys.PublicKey, p duel.FrontierParams) ([]ratioReport, error) {

@@ -55,7 +55,7 @@ order: env, challenge ID, score, validator, block height and CID, and the transc
 					return err
 				}
 			}
-			s, err := openExistingStore(dataDir)
+			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -113,15 +113,24 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 // verifyStoreDir audits the store at dir. A store the ledger package
 // refuses to open because its data disagrees with itself is a failed
 // check (exit 1), not unreadable input.
-func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, stderr io.Writer) (verify.Report, error) {
+func verifyStoreDir(dataDir string, scope verify.StoreScope, opts verify.Options, stderr io.Writer) (verify.Report, error) {
+	if err := checkDataDir(dataDir); err != nil {
+		return verify.Report{}, err
+	}
+	dir, release, err := readableStore(dataDir, stderr)
+	if err != nil {
+		return verify.Report{}, err
+	}
 	// The files first: damage Pebble itself would read as a torn tail
 	// (and drop) or in blocks the audit never reads is found here.
-	if sd, err := storeDir(dir); err == nil {
-		if err := verify.CheckFiles(sd); errors.Is(err, verify.ErrDamagedFile) {
-			return verify.Report{Failures: []verify.Failure{{Transcript: -1, Reason: err.Error()}}}, nil
-		}
+	if err := verify.CheckFiles(dir); errors.Is(err, verify.ErrDamagedFile) {
+		release()
+		return verify.Report{Failures: []verify.Failure{{Transcript: -1, Reason: err.Error()}}}, nil
 	}
-	s, err := openExistingStore(dir)
+	s, err := verify.OpenStore(dir, ledger.WithOnClose(release))
+	if err != nil {
+		release()
+	}
 	if errors.Is(err, ledger.ErrCorrupt) {
 		return verify.Report{Failures: []verify.Failure{{Transcript: -1, Reason: err.Error()}}}, nil
 	}
@@ -193,21 +202,35 @@ func verifyArchiveFile(cmd *cobra.Command, path string, opts verify.Options) (ve
 }
 
 // openExistingStore opens, read-only (verify.OpenStore), the store --data
-// names: a store or a node's data directory; it must exist.
-func openExistingStore(dir string) (*ledger.Store, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, usageError{fmt.Sprintf("--data: %v", err)}
+// names: a store or a node's data directory; it must exist. A running
+// node's store is read through a checkpoint (readableStore), of which a
+// note goes to w.
+func openExistingStore(dataDir string, w io.Writer, opts ...ledger.Option) (*ledger.Store, error) {
+	if err := checkDataDir(dataDir); err != nil {
+		return nil, err
 	}
-	if !st.IsDir() {
-		return nil, usageError{fmt.Sprintf("--data %s is not a directory", dir)}
-	}
-	// A node's data directory holds its store in store/.
-	dir, err = storeDir(dir)
+	dir, release, err := readableStore(dataDir, w)
 	if err != nil {
 		return nil, err
 	}
-	return verify.OpenStore(dir)
+	s, err := verify.OpenStore(dir, append(opts, ledger.WithOnClose(release))...)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkDataDir refuses a --data that is not a directory.
+func checkDataDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return usageError{fmt.Sprintf("--data: %v", err)}
+	}
+	if !st.IsDir() {
+		return usageError{fmt.Sprintf("--data %s is not a directory", dir)}
+	}
+	return nil
 }
 
 // newProgress draws a bar on a terminal and nothing in a pipe or file.

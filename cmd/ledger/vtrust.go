@@ -78,7 +78,7 @@ out of it (spec/epoch.md) and named after the table ("equivocators" in --json).`
 				return err
 			}
 			defer c.Close()
-			s, err := openExistingStore(dataDir)
+			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -173,7 +173,7 @@ func commitmentFailures(cmd *cobra.Command, spec, dataDir string, only *keys.Pub
 		return nil, 0, err
 	}
 	defer c.Close()
-	s, err := openExistingStore(dataDir)
+	s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, 0, err
 	}
