@@ -10,6 +10,7 @@ import { tictactoe } from './envs/tictactoe.mjs'
 import { sat } from './envs/sat.mjs'
 import { abd } from './envs/abd.mjs'
 import { coin } from './envs/coin.mjs'
+import { examples } from './envs/examples.mjs'
 
 const load = (name) => JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url)))
 const show = (v) => JSON.stringify(v)
@@ -97,5 +98,9 @@ for (const env of [mult8, tictactoe, sat, abd, coin]) {
   check(throws(() => ep.step('1')), `${env.name}: a failed reset ends the episode`)
 }
 
-console.log(`envs: ${ok} checks passed, ${bad} failed`)
+// The examples the env documents state in their own text.
+const fromVectors = ok + bad
+for (const [doc, what, got, want] of examples()) same(got, want, `spec/envs/${doc} example: ${what}`)
+
+console.log(`envs: ${ok} checks passed, ${bad} failed (${fromVectors} from spec/vectors, ${ok + bad - fromVectors} from examples in spec/envs)`)
 if (bad) process.exit(1)
