@@ -186,7 +186,7 @@ Give any input list on which the program outputs exactly this list; it need not 
     return {
       messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: user }],
       info: { ops: program.length, input_len: input.length, output_len: output.length },
-      state: { program, output }
+      state: { program, input, output }
     }
   },
   step (st, action) {

@@ -27,6 +27,7 @@ export const examples = () => [
   ['README.md', 'a cut-off <think> and what follows it go', clean('a<think>b'), 'a'],
   ['README.md', 'a reply that started mid-thought', clean('x</think>y</think>z'), 'z'],
   ['README.md', 'code fence lines are emptied, newlines stay', clean('a\n ```py \nb\n```\n````\n'), 'a\n\nb\n\n````\n'],
+  ['README.md', 'a fence line ending in CR stays', clean('a\n```\r\nb'), 'a\n```\r\nb'],
   ['README.md', 'last_tagged pairs the last closing tag with the last opening tag before it', lastTagged('<answer>1</answer><ANSWER>2<answer>3</Answer><answer>4', 'answer'), '3'],
   ['README.md', 'last_tagged without an opening tag before the last closing one', lastTagged('</answer><answer>', 'answer'), null],
   ...[['= -42', '-42'], ['**1,082,152,022,374,638**.', '1082152022374638'], ['1 082 152', '1082152'],
@@ -45,11 +46,11 @@ export const examples = () => [
   ...[['cell 5', '5'], ['position #4', '4'], ['Cell5', '5'], ['cells 1-5-9', null], ['excell 6', null],
     ['cell 6th', null], ['<move>the corner</move>', null], ['<move><b>5</b></move>', null],
     ['<think><move>5</move></think>', null], ['<move>5</move', null], ['the centre', null],
-    ['<move>**cell 7**.</move> then <answer>`3`</answer> <move>x</move>', '3'], [' 7. ', '7'], ['7!', null]]
+    ['<move>**cell 7**.</move> then <answer>`3`</answer> <move>x</move>', '3'], [' 7. ', '7'], ['5.', '5'], ['5!', null]]
     .map(([t, want]) => ['tictactoe.md', `move read from ${JSON.stringify(t)}`, readMove(t), want]),
   ...[['3 -3 x3 ¬x3 +X03', '3 -3 3 -3 3'], ['x3=T 3:false X3=TRUE x007', '3 -3 3 7'],
     ['Answer: 1 -2', '1 -2'], ['Final assignment: 1', '1'], ['x1: T', '1'], ['x1 = true', '1'],
-    ['1 2 0', '1 2'], ['0 0', '0'], ['0', ''], ['Answer:', ''], ['1 ~2 !3 −4', '1 -2 -3 -4'], ['1 two', 'bad two']]
+    ['1 2 0', '1 2'], ['0 0', '0'], ['0', ''], ['Answer:', ''], ['1 ~2 !3 −4', '1 -2 -3 -4'], ['1 two', 'bad two'], ['maybe', 'bad maybe'], ['Answer: maybe', 'bad maybe']]
     .map(([t, want]) => ['sat.md', `assignment parsed from ${JSON.stringify(t)}`, lits(t), want]),
   ...[['<answer>[3, 1, 4]</answer>', '3,1,4'], ['<answer>[3 1 4]</answer>', '3,1,4'],
     ['<answer>[ 3 ,1,\n4, ]</answer>', '3,1,4'], ['<answer>[]</answer>', ''], ['<answer>3, 1, 4</answer>', '3,1,4'],

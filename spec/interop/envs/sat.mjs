@@ -28,7 +28,7 @@ function generate (seed) {
     }
     clauses.push(lits)
   }
-  return { n, k, m, clauses }
+  return { n, k, m, clauses, hidden }
 }
 
 const WS = /[ \t\n\v\f\r]/g
@@ -66,7 +66,7 @@ export const sat = {
   version: 1,
   failure: 0,
   reset (seed) {
-    const { n, k, m, clauses } = generate(seed)
+    const { n, k, m, clauses, hidden } = generate(seed)
     const formula = `p cnf ${n} ${m}\n` + clauses.map((c) => c.map((l) => `${l} `).join('') + '0\n').join('')
     const user = 'Find a truth assignment that satisfies every clause of the following Boolean formula in conjunctive normal form (CNF).\n\n' +
       `The formula is written in DIMACS CNF format. The line "p cnf ${n} ${m}" says that there are ${n} variables, numbered 1 to ${n}, and ${m} clauses. Each following line is one clause: a list of literals ended by 0. The literal i stands for "variable i is true" and -i for "variable i is false". A clause is satisfied when at least one of its literals is true. The formula is satisfiable.\n\n` +
@@ -75,7 +75,7 @@ export const sat = {
     return {
       messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: user }],
       info: { n, k, m },
-      state: { n, clauses }
+      state: { n, clauses, hidden }
     }
   },
   step (st, action) {
