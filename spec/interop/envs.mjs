@@ -92,10 +92,13 @@ for (const env of [mult8, tictactoe, sat, abd, coin]) {
       check(throws(() => ep.step(a.actions.at(-1))), `${aat}: a step after done is an error`)
     }
   }
+  // README.md "Interface": a reset with another env's or version's ID fails and ends the episode.
   const other = env.name === 'coin' ? 'mult8' : 'coin'
-  check(throws(() => ep.reset(`${other}.v1.${'00'.repeat(32)}`)), `${env.name}: reset with a ${other} ID is an error`)
-  check(throws(() => ep.reset(`${env.name}.v2.${'00'.repeat(32)}`)), `${env.name}: reset with version 2 is an error`)
-  check(throws(() => ep.step('1')), `${env.name}: a failed reset ends the episode`)
+  for (const wrong of [`${other}.v1.${'00'.repeat(32)}`, `${env.name}.v2.${'00'.repeat(32)}`]) {
+    ep.reset(vec.cases[0].challenge_id)
+    check(throws(() => ep.reset(wrong)), `${env.name}: reset with ${wrong} is an error`)
+    check(throws(() => ep.step('1')), `${env.name}: the reset with ${wrong} ended the running episode`)
+  }
 }
 
 // The examples the env documents state in their own text.
