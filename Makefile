@@ -20,12 +20,13 @@ unit:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 # Checks against independent JavaScript implementations (npm): spec/vectors through
-# @ipld/dag-cbor, @noble/hashes and @scure/sr25519, and a js-libp2p node on the gossip topic.
+# @ipld/dag-cbor, @noble/hashes and @scure/sr25519, the environments re-implemented from
+# spec/envs alone, and a js-libp2p node on the gossip topic.
 interop: interop-spec interop-p2p
 
 interop-spec:
 	@if command -v node >/dev/null && command -v npm >/dev/null; then \
-		cd spec/interop && npm ci --no-audit --no-fund --loglevel=error && node encoding.mjs && node ledger.mjs; \
+		cd spec/interop && npm ci --no-audit --no-fund --loglevel=error && node encoding.mjs && node ledger.mjs && node envs.mjs; \
 	else echo "interop: node/npm not found, skipped"; fi
 
 # A js-libp2p node joins a Go node's gossip on loopback (spec/p2p.md): it
