@@ -67,6 +67,12 @@ type control struct {
 // the control socket. Another node cannot be running on dataDir: the
 // store's lock was taken first, so a socket file left behind is stale.
 func startControl(store *ledger.Store, dataDir string) (*control, error) {
+	// Readers are told where their checkpoint is, from their own working
+	// directories.
+	dataDir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("control socket: %w", err)
+	}
 	sweepCheckpoints(CheckpointsDir(dataDir))
 	path := ControlSocket(dataDir)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -144,4 +145,29 @@ func waitGone(t *testing.T, ctx context.Context, dir string) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// TestCheckpointDirIsAbsolute: a node started with a relative data
+// directory names its checkpoints absolutely: the reader's working
+// directory is its own. (The test cannot move its own working directory
+// while the node runs: the node's paths are relative to it.)
+func TestCheckpointDirIsAbsolute(t *testing.T) {
+	c := nodetest.New(t, 1, nodetest.Options{})
+	abs := c.Configs[0].DataDir
+	t.Chdir(filepath.Dir(abs))
+	c.Configs[0].DataDir = filepath.Base(abs)
+	c.StartAll()
+	ck, err := node.RequestCheckpoint(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ck.Close()
+	if !filepath.IsAbs(ck.Dir) || !strings.HasPrefix(ck.Dir, node.CheckpointsDir(abs)) {
+		t.Fatalf("checkpoint %q, want a directory under %s", ck.Dir, node.CheckpointsDir(abs))
+	}
+	s, err := ledger.OpenReadOnly(ck.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
 }
