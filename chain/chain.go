@@ -100,7 +100,8 @@ type Block struct {
 // Params are the subnet's consensus parameters.
 type Params struct {
 	Netuid uint16 `json:"netuid"`
-	// Tempo is the number of blocks between epochs.
+	// Tempo is the subnet's tempo; see Schedule for where its epochs
+	// begin.
 	Tempo uint64 `json:"tempo"`
 	// BlockTime is the target time between blocks.
 	BlockTime time.Duration `json:"block_time_ns"`
@@ -113,6 +114,10 @@ type Params struct {
 	VersionKey uint64 `json:"version_key"`
 	// MaxSpace is the commitment space of one hotkey per epoch.
 	MaxSpace uint64 `json:"max_space"`
+	// EpochLength and EpochOffset say how the chain numbers its epochs
+	// (Schedule); a zero length numbers them by Tempo from block 0.
+	EpochLength uint64 `json:"epoch_length,omitempty"`
+	EpochOffset uint64 `json:"epoch_offset,omitempty"`
 }
 
 // Metagraph is the subnet's neurons at one block.

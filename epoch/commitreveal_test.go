@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/chain/local"
 )
 
 // TestDethroneSticksUnderCommitReveal: a dethrone that every validator
@@ -36,6 +37,48 @@ func TestDethroneSticksUnderCommitReveal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRevealsUnderSubtensorEpochs: on a chain that numbers its epochs as
+// subtensor does (offset by the netuid, tempo + 1 blocks), every commit is
+// revealed in the one chain epoch that takes it, and the dethrone sticks.
+// Numbered by tempo from block 0 instead, the driver reveals in the wrong
+// epoch, and the chain refuses.
+func TestRevealsUnderSubtensorEpochs(t *testing.T) {
+	w := newModelWorld(t, true, 23, []uint64{100, 100, 100, 100}, func(g *local.Genesis) {
+		g.Netuid, g.SubtensorEpochs = 3, true
+	})
+	ds := w.drivers(t, w.champ)
+	want := map[uint64]string{1: "champion", 2: "champion", 3: "contender", 4: "contender", 5: "contender", 6: "contender"}
+	for k := uint64(1); k <= 6; k++ {
+		for i, rep := range w.stepAll(t, ds, k) {
+			got := "champion"
+			if rep.Output.Champion.Hotkey == w.con.Hotkey {
+				got = "contender"
+			}
+			if got != want[k] {
+				t.Errorf("validator %d: epoch %d ends with the %s, want the %s", i, k, got, want[k])
+			}
+			// Epoch k reveals epoch k−1's commit (reveal period 1).
+			if k > 1 && rep.Revealed != 1 {
+				t.Errorf("validator %d: epoch %d revealed %d commits, want 1", i, k, rep.Revealed)
+			}
+		}
+	}
+	ctx := context.Background()
+	rows, err := w.chain.Weights(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := map[uint16]bool{}
+	for _, r := range rows {
+		set[r.UID] = len(r.UIDs) == 1
+	}
+	for i := range w.keys { // the genesis registers the validators first
+		if !set[uint16(i)] {
+			t.Errorf("validator %d has no weights in effect on the chain", i)
+		}
 	}
 }
 

@@ -44,10 +44,10 @@ func compute(ctx context.Context, c chain.Chain, a *Auditor, k uint64, champion 
 	if err != nil {
 		return computed{}, fmt.Errorf("read chain params: %w", err)
 	}
-	if err := CheckEpoch(k, p.Tempo); err != nil {
+	if err := CheckEpoch(k, p.Schedule()); err != nil {
 		return computed{}, err
 	}
-	e := computed{window: WindowOf(k, p.Tempo)}
+	e := computed{window: WindowOf(k, p.Schedule())}
 	if _, err := a.CatchUp(); err != nil {
 		return e, err
 	}

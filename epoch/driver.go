@@ -181,7 +181,11 @@ func (d *Driver) Loop(ctx context.Context) error {
 	if settle == 0 {
 		settle = max(1, p.Tempo/8)
 	}
-	next, err := d.resume(ctx, head.Number/p.Tempo)
+	sched := p.Schedule()
+	if !sched.Valid() {
+		return fmt.Errorf("epoch: the chain's tempo is 0: it runs no epochs")
+	}
+	next, err := d.resume(ctx, sched.Of(head.Number))
 	if err != nil {
 		return err
 	}
@@ -207,17 +211,17 @@ func (d *Driver) Loop(ctx context.Context) error {
 			d.cfg.Logger.Warn("epoch: read head", "err", err)
 			continue
 		}
-		if h.Number < next*p.Tempo+settle {
+		if h.Number < Boundary(next, sched)+settle || h.Number < settle {
 			continue
 		}
-		cur := (h.Number - settle) / p.Tempo
+		cur := sched.Of(h.Number - settle)
 		if cur-next > maxCatchUp {
 			d.cfg.Logger.Warn("epoch: too far behind, skipping epochs", "from", next, "to", cur-maxCatchUp-1)
 			next, waitFrom = cur-maxCatchUp, 0
 		}
 		// Each epoch waits until the store holds its whole window, for at
 		// most 2·settle blocks from when the driver first wanted it.
-		if !d.complete(ctx, next*p.Tempo) {
+		if !d.complete(ctx, Boundary(next, sched)) {
 			if waitFrom == 0 {
 				waitFrom = h.Number
 			}
@@ -314,7 +318,7 @@ func (d *Driver) startChampion(ctx context.Context, p chain.Params, k uint64) (d
 	d.mu.Lock()
 	champion := d.champion
 	d.mu.Unlock()
-	at := Boundary(k, p.Tempo)
+	at := Boundary(k, p.Schedule())
 	st, err := d.cfg.Chain.At(ctx, at)
 	if err != nil {
 		return champion, fmt.Errorf("read the chain at block %d, where epoch %d begins: %w", at, k, err)
@@ -345,7 +349,7 @@ func (d *Driver) startChampion(ctx context.Context, p chain.Params, k uint64) (d
 	return champion, nil
 }
 
-// Step runs epoch k (k ≥ 1), which reads window WindowOf(k, tempo): it
+// Step runs epoch k (k ≥ 1), which reads window WindowOf(k, schedule): it
 // audits every peer block stored so far, commits the validator's latest
 // checkpoint, computes vTrust, reveals the weight commits due in the
 // chain's current epoch and sets (or commits) the winner-takes-all
@@ -359,7 +363,7 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("epoch %d: read chain params: %w", k, err)
 	}
-	rep := Report{Epoch: k, Window: WindowOf(k, p.Tempo)}
+	rep := Report{Epoch: k, Window: WindowOf(k, p.Schedule())}
 	// 1. The commitment, before any weights: whoever reads the weights
 	// can hold them to the ledger committed first.
 	h, err := d.cfg.Store.Head(self)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
@@ -139,7 +140,7 @@ func TestEquivocatorCannotSplitHonestValidators(t *testing.T) {
 			forked := forkAt/tempo + 1 // the epoch whose window holds the fork
 			// The completeness wait does not wait for V: its records past the
 			// fork are not read.
-			end := Boundary(forked, tempo)
+			end := Boundary(forked, chain.TempoSchedule(tempo))
 			for _, k := range []*keys.Hotkey{h, o2} {
 				appendDuel(t, s1, k, end, w.result(t, duel.Win))
 			}

@@ -21,31 +21,44 @@ type Window struct {
 	To   uint64 `json:"to"`
 }
 
-// WindowOf returns epoch k's window; k must pass CheckEpoch.
-func WindowOf(k, tempo uint64) Window { return Window{From: (k - 1) * tempo, To: k * tempo} }
+// WindowOf returns epoch k's window under the chain's epoch schedule:
+// the blocks of chain epoch k−1. k must pass CheckEpoch.
+func WindowOf(k uint64, s chain.Schedule) Window {
+	return Window{From: Boundary(k-1, s), To: Boundary(k, s)}
+}
 
 // ErrNoEpoch: an epoch number no chain block range can hold.
 var ErrNoEpoch = errors.New("no such epoch")
 
-// CheckEpoch says whether epoch k has a window at tempo: epochs start at
-// 1, and the window's end k·tempo must be a block number (a k past
-// MaxUint64/tempo wraps around to a nonsense window).
-func CheckEpoch(k, tempo uint64) error {
+// CheckEpoch says whether epoch k has a window under s: epochs start at
+// 1, and the window's end, where chain epoch k begins, must be a block
+// number (a k past that would wrap around to a nonsense window).
+func CheckEpoch(k uint64, s chain.Schedule) error {
 	switch {
-	case tempo == 0:
+	case !s.Valid():
 		return fmt.Errorf("%w: tempo 0", ErrNoEpoch)
 	case k == 0:
 		return fmt.Errorf("%w: epoch 0 reads nothing, epochs start at 1", ErrNoEpoch)
-	case k > math.MaxUint64/tempo:
-		return fmt.Errorf("%w: epoch %d ends past the last block number at tempo %d (the last epoch is %d)", ErrNoEpoch, k, tempo, math.MaxUint64/tempo)
+	}
+	if _, ok := s.Start(k); !ok {
+		last := uint64(math.MaxUint64) / s.Length
+		return fmt.Errorf("%w: epoch %d ends past the last block number (the last epoch is %d)", ErrNoEpoch, k, last)
 	}
 	return nil
 }
 
 // Boundary is the block epoch k begins at, the end of its window: the
-// block whose state gives the epoch its validators, stakes, miners and
-// starting champion (spec/vtrust.md, "What an epoch reads").
-func Boundary(k, tempo uint64) uint64 { return WindowOf(k, tempo).To }
+// first block of chain epoch k, whose state gives the epoch its
+// validators, stakes, miners and starting champion (spec/vtrust.md,
+// "What an epoch reads"). An epoch past the last block number begins
+// at none: the largest block number stands for it.
+func Boundary(k uint64, s chain.Schedule) uint64 {
+	b, ok := s.Start(k)
+	if !ok {
+		return math.MaxUint64
+	}
+	return b
+}
 
 func (w Window) contains(n uint64) bool { return n >= w.From && n < w.To }
 

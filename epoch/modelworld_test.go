@@ -27,7 +27,7 @@ type modelWorld struct {
 	champ, con duel.Side
 }
 
-func newModelWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []uint64) *modelWorld {
+func newModelWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []uint64, tune ...func(*local.Genesis)) *modelWorld {
 	t.Helper()
 	s, ks := buildStoreLying(t, len(stake), false)
 	w := &modelWorld{store: s, keys: ks}
@@ -39,6 +39,9 @@ func newModelWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []u
 		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: k.Public(), Stake: stake[i], Validator: true})
 	}
 	g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: champ.Public()}, local.GenesisNeuron{Hotkey: con.Public()})
+	for _, f := range tune {
+		f(&g)
+	}
 	var err error
 	if w.chain, err = local.New(local.Options{Genesis: &g, Manual: true}); err != nil {
 		t.Fatal(err)
@@ -142,7 +145,11 @@ func (w *modelWorld) stepAll(t *testing.T, ds []*Driver, k uint64) []Report {
 	t.Helper()
 	ctx := context.Background()
 	head, _ := w.chain.Head(ctx)
-	if err := w.chain.Advance(int(k*tempo + 1 - head.Number)); err != nil {
+	p, err := w.chain.Params(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.chain.Advance(int(Boundary(k, p.Schedule()) + 1 - head.Number)); err != nil {
 		t.Fatal(err)
 	}
 	reps := make([]Report, len(ds))

@@ -93,5 +93,5 @@ func (d *Driver) remember(p chain.Params, k uint64, at participants, winner duel
 // once epoch k is computed: the next override may compute the lag epochs
 // up to k again.
 func pruneBefore(p chain.Params, k uint64) uint64 {
-	return Boundary(k-min(k, lag(p)), p.Tempo)
+	return Boundary(k-min(k, lag(p)), p.Schedule())
 }

@@ -20,8 +20,9 @@ type pendingReveal struct {
 	reveal   chain.Reveal
 }
 
-// chainEpoch is the chain epoch block n belongs to (spec/epoch.md).
-func chainEpoch(n uint64, p chain.Params) uint64 { return n / p.Tempo }
+// chainEpoch is the chain epoch block n belongs to (spec/epoch.md), as
+// the chain numbers them: subtensor takes a reveal by its own numbering.
+func chainEpoch(n uint64, p chain.Params) uint64 { return p.Schedule().Of(n) }
 
 // commitWeights commits r for epoch k and schedules its reveal.
 func (d *Driver) commitWeights(ctx context.Context, p chain.Params, k uint64, r chain.Reveal) error {

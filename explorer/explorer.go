@@ -60,6 +60,7 @@ type Options struct {
 type server struct {
 	s       *ledger.Store
 	opts    Options
+	sched   chain.Schedule // how the chain numbers epochs: the vTrust view's
 	log     *slog.Logger
 	index   *index
 	chain   *chainCache
@@ -98,8 +99,10 @@ func Handler(s *ledger.Store, opts Options) (http.Handler, error) {
 			return nil, fmt.Errorf("explorer: metrics: %w", err)
 		}
 	}
+	sched := chain.TempoSchedule(opts.Tempo)
 	if opts.Tempo == 0 {
 		opts.Tempo = DefaultTempo
+		sched = chain.TempoSchedule(DefaultTempo)
 		if opts.Chain != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			p, err := opts.Chain.Params(ctx)
@@ -108,12 +111,12 @@ func Handler(s *ledger.Store, opts Options) (http.Handler, error) {
 				return nil, fmt.Errorf("explorer: chain params: %w", err)
 			}
 			if p.Tempo > 0 {
-				opts.Tempo = p.Tempo
+				opts.Tempo, sched = p.Tempo, p.Schedule()
 			}
 		}
 	}
-	srv := &server{s: s, opts: opts, log: opts.Logger, metrics: opts.Metrics}
-	srv.index = newIndex(s, opts.Tempo, opts.Refresh, opts.Logger)
+	srv := &server{s: s, opts: opts, sched: sched, log: opts.Logger, metrics: opts.Metrics}
+	srv.index = newIndex(s, sched, opts.Refresh, opts.Logger)
 	srv.chain = newChainCache(opts.Chain, opts.ChainTTL)
 	srv.epochs = newEpochCache()
 	return srv.routes(), nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
@@ -29,7 +30,7 @@ import (
 // transcript or per outcome.
 type index struct {
 	s       *ledger.Store
-	tempo   uint64
+	sched   chain.Schedule
 	refresh time.Duration
 	log     *slog.Logger
 
@@ -184,9 +185,9 @@ const maxAnchorCache = 4096
 
 type heightRange struct{ from, to uint64 }
 
-func newIndex(s *ledger.Store, tempo uint64, refresh time.Duration, log *slog.Logger) *index {
+func newIndex(s *ledger.Store, sched chain.Schedule, refresh time.Duration, log *slog.Logger) *index {
 	return &index{
-		s: s, tempo: tempo, refresh: refresh, log: log,
+		s: s, sched: sched, refresh: refresh, log: log,
 		chains: map[keys.PublicKey]*chainState{}, miners: map[keys.PublicKey]*minerAgg{},
 		models: map[string]*modelAgg{}, duelsByID: map[record.DuelID][]*duelEntry{},
 		duelByCID: map[cid.Cid]*duelEntry{}, epochs: map[uint64]*epochData{}, anchors: map[cid.Cid]uint64{},
@@ -253,15 +254,15 @@ func (x *index) problem(format string, a ...any) {
 }
 
 // epochOfBlock is the epoch whose window holds chain block n: epoch k reads
-// [(k−1)·tempo, k·tempo) and runs at k·tempo (spec/epoch.md), so the
-// node, `ledger vtrust show` and this view number epochs alike.
-func epochOfBlock(n, tempo uint64) uint64 { return n/tempo + 1 }
+// chain epoch k−1 and runs when chain epoch k begins (spec/epoch.md), so
+// the node, `ledger vtrust show` and this view number epochs alike.
+func epochOfBlock(n uint64, s chain.Schedule) uint64 { return s.Of(n) + 1 }
 
 func (x *index) addBlock(b ledger.StoredBlock) {
 	x.gen++
 	x.counts.Blocks++
 	v := b.Validator
-	e := epochOfBlock(b.Anchor.Number, x.tempo)
+	e := epochOfBlock(b.Anchor.Number, x.sched)
 	ep := x.epoch(e)
 	ep.version++
 	if r, ok := ep.ranges[v]; ok {
@@ -308,7 +309,7 @@ func (x *index) addBlock(b ledger.StoredBlock) {
 				// unknown, the outcome cannot count anywhere.
 				continue
 			}
-			about := x.epoch(epochOfBlock(n, x.tempo))
+			about := x.epoch(epochOfBlock(n, x.sched))
 			about.outcomesIn[e] = true
 			about.outcomes++
 			about.version++

@@ -211,7 +211,7 @@ func (srv *server) epochView(p epochPlan, all map[uint64]epochPlan, champion *du
 				return nil
 			}
 			b, err := srv.s.Block(o.Block.Cid)
-			if err != nil || epochOfBlock(b.Anchor.Number, srv.opts.Tempo) != p.epoch {
+			if err != nil || epochOfBlock(b.Anchor.Number, srv.sched) != p.epoch {
 				return nil
 			}
 			in.Outcomes = append(in.Outcomes, o)
@@ -221,7 +221,9 @@ func (srv *server) epochView(p epochPlan, all map[uint64]epochPlan, champion *du
 			return EpochView{}, err
 		}
 	}
-	ev := EpochView{Epoch: p.epoch, FirstBlock: (p.epoch - 1) * srv.opts.Tempo, LastBlock: p.epoch*srv.opts.Tempo - 1,
+	first, _ := srv.sched.Start(p.epoch - 1)
+	end, _ := srv.sched.Start(p.epoch)
+	ev := EpochView{Epoch: p.epoch, FirstBlock: first, LastBlock: max(end, 1) - 1,
 		Votes: len(in.Votes), Outcomes: len(in.Outcomes), ChampionIn: champion}
 	o, err := vtrust.Epoch(in)
 	if err != nil {

@@ -38,6 +38,9 @@ type Genesis struct {
 	RevealPeriod uint64   `json:"reveal_period"`
 	VersionKey   uint64   `json:"version_key"`
 	MaxSpace     uint64   `json:"max_space"`
+	// SubtensorEpochs numbers epochs as subtensor does, offset by the
+	// netuid (chain.SubtensorSchedule), instead of by tempo from block 0.
+	SubtensorEpochs bool `json:"subtensor_epochs,omitempty"`
 	// Neurons are registered at genesis, in uid order.
 	Neurons []GenesisNeuron `json:"neurons"`
 }
@@ -104,11 +107,24 @@ func (g Genesis) Check() error {
 
 // Params returns the chain.Params a genesis sets.
 func (g Genesis) Params() chain.Params {
-	return chain.Params{
+	p := chain.Params{
 		Netuid: g.Netuid, Tempo: g.Tempo, BlockTime: time.Duration(g.BlockTime),
 		CommitReveal: g.CommitReveal, RevealPeriod: g.RevealPeriod,
 		VersionKey: g.VersionKey, MaxSpace: g.MaxSpace,
 	}
+	if g.SubtensorEpochs {
+		s := g.Schedule()
+		p.EpochLength, p.EpochOffset = s.Length, s.Offset
+	}
+	return p
+}
+
+// Schedule is how the chain numbers its epochs.
+func (g Genesis) Schedule() chain.Schedule {
+	if g.SubtensorEpochs {
+		return chain.SubtensorSchedule(g.Netuid, g.Tempo)
+	}
+	return chain.TempoSchedule(g.Tempo)
 }
 
 // ReadGenesis reads a genesis file. Absent parameters take DefaultGenesis's

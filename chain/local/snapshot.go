@@ -57,7 +57,7 @@ func (s *state) snapshot() snapshot {
 // keepBoundary is called as block s.Head stops being the head: its state
 // is final, and kept if the block is an epoch boundary.
 func (s *state) keepBoundary() {
-	if s.Head%s.Genesis.Tempo != 0 {
+	if !s.Genesis.Schedule().IsStart(s.Head) {
 		return
 	}
 	s.Kept = append(s.Kept, s.snapshot())
@@ -79,8 +79,8 @@ func (s *state) at(n uint64) (snapshot, error) {
 			return k, nil
 		}
 	}
-	return snapshot{}, fmt.Errorf("%w: block %d; the local chain keeps the head's state and that of the last %d epoch boundaries (blocks that are multiples of the tempo, %d)",
-		chain.ErrStateUnavailable, n, keptBoundaries, s.Genesis.Tempo)
+	return snapshot{}, fmt.Errorf("%w: block %d; the local chain keeps the head's state and that of the last %d epoch boundaries (the first blocks of its epochs)",
+		chain.ErrStateUnavailable, n, keptBoundaries)
 }
 
 // frozen is a chain.Reader of one snapshot.

@@ -109,7 +109,7 @@ func newState(g Genesis) *state {
 	return s
 }
 
-func (s *state) epochOf(block uint64) uint64 { return block / s.Genesis.Tempo }
+func (s *state) epochOf(block uint64) uint64 { return s.Genesis.Schedule().Of(block) }
 
 func (s *state) find(hotkey keys.PublicKey) (int, *neuron) {
 	for i, n := range s.Neurons {
@@ -285,7 +285,7 @@ func (s *state) advance(consensus Consensus) {
 	s.keepBoundary()
 	s.Head++
 	s.HeadHash = NextHash(s.HeadHash, s.Head)
-	if s.Head%s.Genesis.Tempo == 0 {
+	if s.Genesis.Schedule().IsStart(s.Head) {
 		s.runEpoch(consensus)
 	}
 }

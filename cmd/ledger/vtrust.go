@@ -92,13 +92,14 @@ out of it (spec/epoch.md) and named after the table ("equivocators" in --json).`
 				if err != nil {
 					return err
 				}
-				if p.Tempo == 0 {
+				sched := p.Schedule()
+				if !sched.Valid() {
 					return fmt.Errorf("the chain reports tempo 0")
 				}
 				// Nothing to compute is not a failed check: usage, like
 				// an --epoch the chain has not reached.
-				if k = h.Number / p.Tempo; k == 0 {
-					return usageError{fmt.Sprintf("no epoch has ended yet (chain head %d, tempo %d): the first ends at block %d", h.Number, p.Tempo, p.Tempo)}
+				if k = sched.Of(h.Number); k == 0 {
+					return usageError{fmt.Sprintf("no epoch has ended yet (chain head %d, tempo %d): the first ends at block %d", h.Number, p.Tempo, epoch.Boundary(1, sched))}
 				}
 			}
 			out, w, err := epoch.Compute(cmd.Context(), c, epoch.NewAuditor(auditor, s), k, champ)
