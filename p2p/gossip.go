@@ -160,7 +160,7 @@ func (n *Network) afterPut(from peer.ID, blk *record.Block, res ledger.PutResult
 	case errors.Is(err, ledger.ErrBadParent) && n.forksBelow(blk):
 		// The forwarder's chain differs from ours below this block: the
 		// validator signed two histories. Not the forwarder's fault.
-		n.goDo(func() { n.sync.resolveFork(from, blk.Validator, blk.Height-1) })
+		n.sync.resolveFork(from, blk.Validator, blk.Height-1)
 		return pubsub.ValidationIgnore
 	case errors.Is(err, ledger.ErrInvalidBlock):
 		n.strike(from, err)
