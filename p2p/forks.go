@@ -35,10 +35,12 @@ type proofs struct {
 	pending map[keys.PublicKey]map[cid.Cid]*record.ForkProof
 	// npending counts the proofs in pending, at most MaxPendingForkProofs.
 	npending int
+	// fetching are the peers whose offered proofs are being fetched.
+	fetching map[peer.ID]bool
 }
 
 func newProofs(n *Network) *proofs {
-	return &proofs{n: n, seen: map[cid.Cid]bool{}, held: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*record.ForkProof{}}
+	return &proofs{n: n, seen: map[cid.Cid]bool{}, held: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*record.ForkProof{}, fetching: map[peer.ID]bool{}}
 }
 
 // load learns the proofs already stored.
@@ -156,6 +158,28 @@ func (ps *proofs) retry(v keys.PublicKey) {
 	for _, p := range waiting {
 		ps.record(p, false)
 	}
+}
+
+// goFetch fetches, in the background, proofs p offered in its status. It
+// does nothing while a fetch from p runs: a peer repeating its status
+// (with other proofs each time) would otherwise make the node start one
+// more each time. What it skips, p offers again in its next status.
+func (ps *proofs) goFetch(p peer.ID, want []cid.Cid) {
+	ps.mu.Lock()
+	if ps.fetching[p] {
+		ps.mu.Unlock()
+		return
+	}
+	ps.fetching[p] = true
+	ps.mu.Unlock()
+	ps.n.goDo(func() {
+		defer func() {
+			ps.mu.Lock()
+			delete(ps.fetching, p)
+			ps.mu.Unlock()
+		}()
+		ps.fetch(p, want)
+	})
 }
 
 // fetch gets proofs a peer offered in its status and records them.

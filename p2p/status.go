@@ -60,7 +60,7 @@ func (n *Network) takeStatus(p peer.ID, st *wire.Status) error {
 		}
 	}
 	if unknown := n.proofs.unknown(st.Forks); len(unknown) > 0 {
-		n.goDo(func() { n.proofs.fetch(p, unknown) })
+		n.proofs.goFetch(p, unknown)
 	}
 	return nil
 }
