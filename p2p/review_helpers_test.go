@@ -50,6 +50,17 @@ func startOn(t *testing.T, store *ledger.Store, tune ...func(*Config)) *Network 
 // up (RequestTimeout), which is no misbehavior. requests counts them.
 func stallingPeer(t *testing.T, n *Network) (host.Host, *atomic.Int64) {
 	t.Helper()
+	h, requests := stallingHost(t)
+	if err := h.Connect(context.Background(), n.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	return h, requests
+}
+
+// stallingHost is stallingPeer not yet connected (so that gossipsub can be
+// started on it first).
+func stallingHost(t *testing.T) (host.Host, *atomic.Int64) {
+	t.Helper()
 	h, err := NewHost(newIdentity(t), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -63,9 +74,6 @@ func stallingPeer(t *testing.T, n *Network) (host.Host, *atomic.Int64) {
 		<-ctx.Done()
 		s.Reset()
 	})
-	if err := h.Connect(context.Background(), n.AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
 	return h, &requests
 }
 
