@@ -37,10 +37,17 @@ type syncer struct {
 	running map[keys.PublicKey]bool
 	again   map[keys.PublicKey]bool
 	slots   chan struct{}
+	// resolving are the fork resolutions running, one per peer and chain.
+	resolving map[forkAt]bool
+}
+
+type forkAt struct {
+	p peer.ID
+	v keys.PublicKey
 }
 
 func newSyncer(n *Network) *syncer {
-	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, slots: make(chan struct{}, maxBackfills)}
+	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, slots: make(chan struct{}, maxBackfills), resolving: map[forkAt]bool{}}
 }
 
 // kick makes sure v's chain is backfilled from peers' claims: it starts a
@@ -215,11 +222,29 @@ func (s *syncer) fork(p peer.ID, v keys.PublicKey, height uint64) error {
 	return err
 }
 
-// resolveFork runs fork on its own, penalizing p if it misbehaved.
+// resolveFork runs fork in the background, penalizing p if it misbehaved.
+// It does nothing while a resolution of p's fork of v runs: a peer that
+// repeats its status (50 a second) and stalls the fetch would otherwise
+// make the node start one more each time, all waiting for its streams.
 func (s *syncer) resolveFork(p peer.ID, v keys.PublicKey, height uint64) {
-	if err := s.fork(p, v, height); err != nil {
-		s.n.failed(p, fmt.Errorf("fork of %s at height %d: %w", v.Short(), height, err))
+	k := forkAt{p, v}
+	s.mu.Lock()
+	if s.resolving[k] {
+		s.mu.Unlock()
+		return
 	}
+	s.resolving[k] = true
+	s.mu.Unlock()
+	s.n.goDo(func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.resolving, k)
+			s.mu.Unlock()
+		}()
+		if err := s.fork(p, v, height); err != nil {
+			s.n.failed(p, fmt.Errorf("fork of %s at height %d: %w", v.Short(), height, err))
+		}
+	})
 }
 
 // fetchBlock gets p's block of v at height alone (no objects are needed to

@@ -96,6 +96,7 @@ func (n *Network) statusLoop() {
 			return
 		case <-t.C:
 			n.peers.sweep(func(p peer.ID) bool { return n.host.Network().Connectedness(p) == network.Connected })
+			n.bans.sweep()
 			for _, p := range n.host.Network().Peers() {
 				n.goDo(func() { n.exchangeStatus(p) })
 			}

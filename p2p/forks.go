@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // proofs tracks fork proofs: those the node holds (offered in its status),
@@ -35,10 +36,12 @@ type proofs struct {
 	pending map[keys.PublicKey]map[cid.Cid]*record.ForkProof
 	// npending counts the proofs in pending, at most MaxPendingForkProofs.
 	npending int
+	// fetching are the peers whose offered proofs are being fetched.
+	fetching map[peer.ID]bool
 }
 
 func newProofs(n *Network) *proofs {
-	return &proofs{n: n, seen: map[cid.Cid]bool{}, held: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*record.ForkProof{}}
+	return &proofs{n: n, seen: map[cid.Cid]bool{}, held: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*record.ForkProof{}, fetching: map[peer.ID]bool{}}
 }
 
 // load learns the proofs already stored.
@@ -158,24 +161,55 @@ func (ps *proofs) retry(v keys.PublicKey) {
 	}
 }
 
+// proofsPerFetch is how many offered proofs are fetched, then checked, at
+// a time: a peer's unchecked bytes stay within about one response, not the
+// 1,024 proofs (538 MB) a status may list.
+const proofsPerFetch = wire.ResponseBudget / record.MaxForkProofBytes
+
+// goFetch fetches, in the background, proofs p offered in its status. It
+// does nothing while a fetch from p runs: a peer repeating its status
+// (with other proofs each time) would otherwise make the node start one
+// more each time. What it skips, p offers again in its next status.
+func (ps *proofs) goFetch(p peer.ID, want []cid.Cid) {
+	ps.mu.Lock()
+	if ps.fetching[p] {
+		ps.mu.Unlock()
+		return
+	}
+	ps.fetching[p] = true
+	ps.mu.Unlock()
+	ps.n.goDo(func() {
+		defer func() {
+			ps.mu.Lock()
+			delete(ps.fetching, p)
+			ps.mu.Unlock()
+		}()
+		ps.fetch(p, want)
+	})
+}
+
 // fetch gets proofs a peer offered in its status and records them.
 func (ps *proofs) fetch(p peer.ID, want []cid.Cid) {
 	n := ps.n
-	got, err := n.fetchObjects(n.ctx, p, want, len(want)*record.MaxForkProofBytes)
-	if err != nil {
-		n.failed(p, fmt.Errorf("fork proofs: %w", err))
-		return
-	}
-	for _, c := range want {
-		proof, err := record.DecodeForkProof(got[c])
+	for len(want) > 0 {
+		batch := want[:min(len(want), proofsPerFetch)]
+		want = want[len(batch):]
+		got, err := n.fetchObjects(n.ctx, p, batch, len(batch)*record.MaxForkProofBytes)
 		if err != nil {
-			n.punish(p, fmt.Errorf("fork proof %s: %w", c, err))
+			n.failed(p, fmt.Errorf("fork proofs: %w", err))
 			return
 		}
-		if !n.cfg.Validators.Contains(proof.Validator) {
-			ps.see(c)
-			continue
+		for _, c := range batch {
+			proof, err := record.DecodeForkProof(got[c])
+			if err != nil {
+				n.punish(p, fmt.Errorf("fork proof %s: %w", c, err))
+				return
+			}
+			if !n.cfg.Validators.Contains(proof.Validator) {
+				ps.see(c)
+				continue
+			}
+			ps.record(proof, true)
 		}
-		ps.record(proof, true)
 	}
 }

@@ -41,6 +41,20 @@ func (b *bans) banned(p peer.ID) bool {
 	return ok
 }
 
+// sweep forgets the bans that ended. banned forgets one only when its
+// peer is looked up again; peers banned under fresh IDs that never come
+// back would otherwise grow the table for ever.
+func (b *bans) sweep() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	for p, t := range b.until {
+		if !now.Before(t) {
+			delete(b.until, p)
+		}
+	}
+}
+
 func (b *bans) InterceptPeerDial(p peer.ID) bool                                { return !b.banned(p) }
 func (b *bans) InterceptAddrDial(peer.ID, ma.Multiaddr) bool                    { return true }
 func (b *bans) InterceptAccept(network.ConnMultiaddrs) bool                     { return true }

@@ -56,11 +56,11 @@ func (n *Network) takeStatus(p peer.ID, st *wire.Status) error {
 		case h.Height > mine.Block.Height:
 			n.sync.kick(h.Validator)
 		case h.Height == mine.Block.Height && !h.CID.Cid.Equals(mine.Block.CID) && !mine.Equivocating:
-			n.goDo(func() { n.sync.resolveFork(p, h.Validator, h.Height) })
+			n.sync.resolveFork(p, h.Validator, h.Height)
 		}
 	}
 	if unknown := n.proofs.unknown(st.Forks); len(unknown) > 0 {
-		n.goDo(func() { n.proofs.fetch(p, unknown) })
+		n.proofs.goFetch(p, unknown)
 	}
 	return nil
 }

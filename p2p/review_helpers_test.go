@@ -1,0 +1,122 @@
+package p2p
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/p2p/wire"
+)
+
+// The review's hostile peers: bare libp2p hosts on loopback speaking the
+// sync protocol by hand against a node's Network.
+
+// startOn starts an observer's network on store (which the caller closes
+// after it), listening on loopback, with no periodic status exchange unless
+// tune sets one.
+func startOn(t *testing.T, store *ledger.Store, tune ...func(*Config)) *Network {
+	t.Helper()
+	cfg := Config{
+		Identity:       newIdentity(t),
+		Listen:         []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
+		Logger:         slog.New(slog.DiscardHandler),
+		StatusInterval: time.Hour,
+	}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	n, err := Start(store, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// stallingPeer is a bare host connected to n whose sync handler reads each
+// request and never answers: every request of n to it lasts until n gives
+// up (RequestTimeout), which is no misbehavior. requests counts them.
+func stallingPeer(t *testing.T, n *Network) (host.Host, *atomic.Int64) {
+	t.Helper()
+	h, requests := stallingHost(t)
+	if err := h.Connect(context.Background(), n.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	return h, requests
+}
+
+// stallingHost is stallingPeer not yet connected (so that gossipsub can be
+// started on it first).
+func stallingHost(t *testing.T) (host.Host, *atomic.Int64) {
+	t.Helper()
+	h, err := NewHost(newIdentity(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); h.Close() })
+	var requests atomic.Int64
+	h.SetStreamHandler(wire.SyncProtocol, func(s network.Stream) {
+		requests.Add(1)
+		io.Copy(io.Discard, s)
+		<-ctx.Done()
+		s.Reset()
+	})
+	return h, &requests
+}
+
+// askStatus sends st from h to n and checks that n answered with its own.
+func askStatus(t *testing.T, h host.Host, n *Network, st *wire.Status) {
+	t.Helper()
+	s := send(t, h, n, mustMarshal(t, wire.Request{Status: st}))
+	defer s.Close()
+	raw, err := wire.ReadFrame(bufio.NewReader(s), wire.MaxResponseBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := wire.DecodeResponse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status == nil {
+		t.Fatalf("status answered %+v", resp)
+	}
+}
+
+// emptyStatus is an observer's status of subnet 0 holding nothing.
+func emptyStatus() *wire.Status {
+	return &wire.Status{Heads: []wire.Head{}, Forks: []codec.Link{}}
+}
+
+// goroutinesIn counts the goroutines whose stack holds fn (a function
+// name as runtime.Stack prints it, e.g. "p2p.(*syncer).work(").
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 1<<20)
+	for {
+		k := runtime.Stack(buf, true)
+		if k < len(buf) {
+			buf = buf[:k]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) {
+			count++
+		}
+	}
+	return count
+}

@@ -1,0 +1,77 @@
+package p2p
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/p2p/wire"
+)
+
+// TestReviewStallingForwarderIsPenalized: spec/p2p.md#validation step 4
+// says a peer that forwards a block without its objects and then does not
+// serve them is penalized as for invalid sync data. One that stalls the
+// objects request holds one of the topic's 64 validations for
+// validateTimeout (20 s) and went unpunished (a timeout is not
+// misbehavior): 64 such messages every 20 s keep every honest block from
+// being validated, at no cost to the forwarder.
+func TestReviewStallingForwarderIsPenalized(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	alice, _ := keys.FromURI("//Alice")
+	theirs := testChain(t, alice, 1, 2, 0)
+	store, err := ledger.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	n := startOn(t, store)
+	h, requests := stallingHost(t)
+	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(wire.MessageID), pubsub.WithFloodPublish(true)) // publishes before a mesh forms
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic, err := ps.Join(wire.BlocksTopic(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := topic.Subscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Connect(ctx, n.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	for !slices.Contains(topic.ListPeers(), n.ID()) {
+		if ctx.Err() != nil {
+			t.Fatal("the node never joined the hostile peer's topic")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b, err := theirs.BlockAt(alice.Public(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := wire.EncodeBlockMessage(b.Raw, [][]byte{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := topic.Publish(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	for n.Stats().Ignored == 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("the block was never validated: %+v", n.Stats())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("validation held %v by %d stalled requests", time.Since(start).Round(time.Second), requests.Load())
+	if !n.Banned(h.ID()) {
+		t.Fatal("a peer that forwarded a block and stalled its objects was not penalized")
+	}
+}
