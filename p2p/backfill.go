@@ -20,6 +20,12 @@ import (
 // validators are put concurrently, so their synced commits share fsyncs.
 const maxBackfills = 4
 
+// maxQueuedBackfills bounds the chains waiting for a backfill worker. A
+// status names up to wire.MaxHeads chains, of validators a node that
+// accepts every signed chain has never heard of; a chain left out when the
+// queue is full is kicked again by the peer's next status.
+const maxQueuedBackfills = 4096
+
 // errFork stops a backfill from a peer whose chain of the validator
 // differs from ours: the validator equivocated, the proof is recorded, and
 // the peer did nothing wrong.
@@ -29,14 +35,21 @@ var errFork = errors.New("peer holds another fork of the chain")
 // holds blocks of it that the store does not (ledger.ErrLocalChain).
 var errLocalChain = errors.New("peer holds blocks of the chain this node writes beyond its store")
 
-// syncer backfills chains: one worker per validator, pulling from whichever
-// connected peer claims the most of that chain beyond our head.
+// syncer backfills chains: at most maxBackfills workers take chains from
+// a queue, each pulling from whichever connected peer claims the most of
+// that chain beyond our head. A chain is queued once however often it is
+// kicked, and a goroutine exists per worker, not per chain: chains wait
+// as queue entries, so peers naming many chains cost a few bytes each.
 type syncer struct {
-	n       *Network
-	mu      sync.Mutex
+	n  *Network
+	mu sync.Mutex
+	// running are the chains a worker backfills; again, those kicked
+	// meanwhile, which the worker looks at once more before it stops.
 	running map[keys.PublicKey]bool
 	again   map[keys.PublicKey]bool
-	slots   chan struct{}
+	queue   []keys.PublicKey
+	queued  map[keys.PublicKey]bool
+	workers int
 	// resolving are the fork resolutions running, one per peer and chain.
 	resolving map[forkAt]bool
 }
@@ -47,35 +60,59 @@ type forkAt struct {
 }
 
 func newSyncer(n *Network) *syncer {
-	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, slots: make(chan struct{}, maxBackfills), resolving: map[forkAt]bool{}}
+	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, queued: map[keys.PublicKey]bool{}, resolving: map[forkAt]bool{}}
 }
 
-// kick makes sure v's chain is backfilled from peers' claims: it starts a
-// worker, or tells the running one to look again before it stops.
+// kick makes sure v's chain is backfilled from peers' claims: it queues
+// the chain, or tells the worker on it to look again before it stops.
 func (s *syncer) kick(v keys.PublicKey) {
 	s.mu.Lock()
-	if s.running[v] {
+	defer s.mu.Unlock()
+	switch {
+	case s.running[v]:
 		s.again[v] = true
-		s.mu.Unlock()
+		return
+	case s.queued[v] || len(s.queue) >= maxQueuedBackfills:
 		return
 	}
-	s.running[v] = true
-	s.mu.Unlock()
-	s.n.goDo(func() { s.work(v) })
+	s.queued[v] = true
+	s.queue = append(s.queue, v)
+	if s.workers < maxBackfills {
+		s.workers++
+		s.n.goDo(s.worker)
+	}
 }
 
+// worker backfills queued chains, one at a time, until the queue is empty.
+func (s *syncer) worker() {
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 || s.n.ctx.Err() != nil {
+			s.workers--
+			s.mu.Unlock()
+			return
+		}
+		v := s.queue[0]
+		s.queue = s.queue[1:]
+		if len(s.queue) == 0 {
+			s.queue = nil // let the backing array go
+		}
+		delete(s.queued, v)
+		s.running[v] = true
+		s.mu.Unlock()
+		s.work(v)
+	}
+}
+
+// work backfills v until no usable peer claims more of it than we hold.
 func (s *syncer) work(v keys.PublicKey) {
 	n := s.n
-	select {
-	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
-	case <-n.ctx.Done():
-		return
-	}
 	for n.ctx.Err() == nil {
 		have, haveAny := s.local(v)
 		p, claimed, ok := n.peers.best(v, have, haveAny, n.usable)
 		if !ok {
+			// Under one lock with the check of again: a kick after it
+			// queues the chain afresh.
 			s.mu.Lock()
 			if s.again[v] {
 				s.again[v] = false

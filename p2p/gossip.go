@@ -127,12 +127,30 @@ func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub
 		}
 		objects, err = n.fetchObjects(ctx, from, wire.Links(rb.Block), record.MaxBlockObjectBytes)
 		if err != nil {
-			n.failed(from, fmt.Errorf("objects of %s height %d: %w", rb.Validator.Short(), rb.Height, err))
+			n.unservedObjects(from, rb, err)
 			return pubsub.ValidationIgnore
 		}
 	}
 	res, err := n.store.Put(rb.Raw, objects)
 	return n.afterPut(from, rb.Block, res, err)
+}
+
+// unservedObjects penalizes from, which forwarded rb and did not serve
+// its objects: it stored the block before forwarding it, so it can. Bad
+// data bans it as always. Otherwise (it stalled until the validation's
+// deadline, reset the stream, or still refused after withRetry's tries)
+// it takes a strike, as for a rejected message: a forwarder that stalls
+// holds one of MaxValidations validations for validateTimeout, and one
+// strike in MaxStrikes, rather than a ban, leaves room for an honest peer
+// that was only slow once.
+func (n *Network) unservedObjects(from peer.ID, rb *wire.ReceivedBlock, err error) {
+	err = fmt.Errorf("objects of %s height %d, a block it forwarded: %w", rb.Validator.Short(), rb.Height, err)
+	switch {
+	case isMisbehavior(err):
+		n.failed(from, err)
+	case n.ctx.Err() == nil:
+		n.strike(from, err)
+	}
 }
 
 // storesHeight reports whether the store has v's chain up to height (a

@@ -11,13 +11,12 @@ import (
 )
 
 // TestReviewStatusHeadsStartBoundedBackfills: an observer accepts every
-// validator, and a status naming a chain it lacks starts a backfill worker
-// for that chain, which waits for one of the maxBackfills slots. A peer
-// whose statuses name 1,024 new validators each (no signature needed), and
-// that stalls the backfills it is asked for, holds the slots and makes the
-// node keep one more goroutine per validator named: 1,024 per status, 50
-// statuses a second. The node remembers at most MaxClaimsPerPeer chains of
-// a peer; it should not wait on more.
+// validator, and a status naming a chain it lacks queues a backfill of it.
+// A peer whose statuses name 1,024 new validators each (no signature
+// needed), and that stalls the backfills it is asked for, held the slots
+// and made the node keep one goroutine per validator named, waiting for a
+// slot: 1,024 per status, 50 statuses a second. Chains now wait as queue
+// entries, and only the maxBackfills workers are goroutines.
 func TestReviewStatusHeadsStartBoundedBackfills(t *testing.T) {
 	store, err := ledger.Open(t.TempDir())
 	if err != nil {
@@ -39,7 +38,7 @@ func TestReviewStatusHeadsStartBoundedBackfills(t *testing.T) {
 		askStatus(t, h, n, st)
 	}
 	// Each status kicked its backfills before it was answered.
-	if got, bound := goroutinesIn("p2p.(*syncer).work("), MaxClaimsPerPeer+maxBackfills; got > bound {
+	if got, bound := goroutinesIn("p2p.(*syncer).work("), maxBackfills; got > bound {
 		t.Fatalf("%d statuses of %d unknown chains each left %d backfill goroutines, want at most %d", statuses, wire.MaxHeads, got, bound)
 	}
 }

@@ -15,16 +15,15 @@ import (
 
 // TestReviewStallingForwarderIsPenalized: spec/p2p.md#validation step 4
 // says a peer that forwards a block without its objects and then does not
-// serve them is penalized as for invalid sync data. One that stalls the
-// objects request holds one of the topic's 64 validations for
-// validateTimeout (20 s) and went unpunished (a timeout is not
-// misbehavior): 64 such messages every 20 s keep every honest block from
-// being validated, at no cost to the forwarder.
+// serve them is penalized. One that stalls the objects request holds one
+// of the topic's 64 validations for validateTimeout (20 s) and went
+// unpunished (a timeout is not misbehavior): 64 such messages every 20 s
+// kept every honest block from being validated, at no cost to the
+// forwarder. Each such message is now a strike, as a rejected one is: the
+// third bans the forwarder.
 func TestReviewStallingForwarderIsPenalized(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	alice, _ := keys.FromURI("//Alice")
-	theirs := testChain(t, alice, 1, 2, 0)
 	store, err := ledger.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -52,21 +51,25 @@ func TestReviewStallingForwarderIsPenalized(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	b, err := theirs.BlockAt(alice.Public(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg, err := wire.EncodeBlockMessage(b.Raw, [][]byte{})
-	if err != nil {
-		t.Fatal(err)
+	// Blocks of three validators, validated at once: three stalls.
+	for _, uri := range []string{"//Alice", "//Bob", "//Charlie"} {
+		k, _ := keys.FromURI(uri)
+		b, err := testChain(t, k, 1, 2, 0).BlockAt(k.Public(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := wire.EncodeBlockMessage(b.Raw, [][]byte{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := topic.Publish(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
 	}
 	start := time.Now()
-	if err := topic.Publish(ctx, msg); err != nil {
-		t.Fatal(err)
-	}
-	for n.Stats().Ignored == 0 {
+	for n.Stats().Ignored < 3 {
 		if ctx.Err() != nil {
-			t.Fatalf("the block was never validated: %+v", n.Stats())
+			t.Fatalf("the blocks were never validated: %+v", n.Stats())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
