@@ -55,3 +55,27 @@ func TestReviewSymlinkedStoreSharesTheLock(t *testing.T) {
 		t.Fatalf("writer through a symlink beside this process's reader: %v, want ErrLocked naming this process, reading", err)
 	}
 }
+
+// TestReviewReaderLockClosedTwice: closing a reader's lock (ReaderFS) a
+// second time releases nothing more. The process counts its readers of a
+// store; a second Close counted another reader's hold away and dropped
+// the shared lock under it, letting a writer in from another process.
+func TestReviewReaderLockClosedTwice(t *testing.T) {
+	if os.Getenv(lockChildEnv) != "" {
+		t.Skip("running as the lock child")
+	}
+	dir, _, _ := threeBlocks(t)
+	l, err := ledger.ReaderFS(nil).Lock(filepath.Join(dir, "LOCK"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ledger.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	l.Close()
+	l.Close()
+	// Fails, saying the child opened the store, if it could.
+	lockChild(t, dir, "write", false)
+}
