@@ -97,7 +97,7 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 	}
 	if h != nil {
 		h.readers++
-		return releaser(func() { h.release(path) }), nil
+		return h.releaser(path), nil
 	}
 	if !fs.shared {
 		c, err := fs.FS.Lock(name)
@@ -106,7 +106,7 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 		}
 		h = &holder{writer: true, file: c}
 		holders.m[path] = h
-		return releaser(func() { h.release(path) }), nil
+		return h.releaser(path), nil
 	}
 	f, err := readLock(path)
 	if err != nil {
@@ -114,7 +114,7 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 	}
 	h = &holder{readers: 1, file: f}
 	holders.m[path] = h
-	return releaser(func() { h.release(path) }), nil
+	return h.releaser(path), nil
 }
 
 // lockPath is the key of name's lock in holders: one path however the
@@ -134,6 +134,13 @@ func lockPath(name string) (string, error) {
 		return path, nil
 	}
 	return filepath.Join(dir, filepath.Base(path)), nil
+}
+
+// releaser is one reference to h, released once however often it is
+// closed: a second close would count another holder's reference away.
+func (h *holder) releaser(path string) io.Closer {
+	var once sync.Once
+	return releaser(func() { once.Do(func() { h.release(path) }) })
 }
 
 // release drops one holder's reference; holders' mutex is not held.
