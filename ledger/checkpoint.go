@@ -25,8 +25,41 @@ func (s *Store) Checkpoint(dir string) error {
 	if s.broken != nil {
 		return fmt.Errorf("checkpoint store: %w", s.broken)
 	}
-	if err := s.db.Checkpoint(dir, pebble.WithFlushedWAL()); err != nil {
+	if err := s.syncWAL(); err != nil {
 		return fmt.Errorf("checkpoint store to %s: %w", dir, err)
+	}
+	// No WithFlushedWAL: it syncs with a pebble.Sync commit, whose failed
+	// fsync Pebble treats as fatal (a panic). syncWAL did the same, the
+	// way every write of the store commits, and writeMu keeps new batches
+	// out until the WAL is copied.
+	if err := s.db.Checkpoint(dir); err != nil {
+		return fmt.Errorf("checkpoint store to %s: %w", dir, err)
+	}
+	return nil
+}
+
+// syncWAL writes and syncs an empty record to the WAL, so that everything
+// applied before it is in the WAL's files, durable. A failed fsync breaks
+// the store as a failed append does (settle). Caller holds writeMu.
+func (s *Store) syncWAL() error {
+	b := s.db.NewBatch()
+	defer b.Close()
+	// LogData only fails on a closed or read-only batch.
+	if err := b.LogData(nil, nil); err != nil {
+		panic(fmt.Sprintf("ledger: batch log data: %v", err))
+	}
+	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		s.broken = fmt.Errorf("%w: %w", ErrWriteFailed, err)
+		return s.broken
+	}
+	if err := b.SyncWait(); err != nil {
+		failed := fmt.Errorf("%w: %w", ErrWriteFailed, err)
+		s.syncFailed.CompareAndSwap(nil, &failed)
+		s.broken = *s.syncFailed.Load()
+		s.viewMu.Lock()
+		s.wakeLocked()
+		s.viewMu.Unlock()
+		return s.broken
 	}
 	return nil
 }

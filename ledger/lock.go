@@ -84,7 +84,7 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 		// in its own name space.
 		return fs.FS.Lock(name)
 	}
-	path, err := filepath.Abs(name)
+	path, err := lockPath(name)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 	}
 	if h != nil {
 		h.readers++
-		return releaser(func() { h.release(path) }), nil
+		return h.releaser(path), nil
 	}
 	if !fs.shared {
 		c, err := fs.FS.Lock(name)
@@ -106,7 +106,7 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 		}
 		h = &holder{writer: true, file: c}
 		holders.m[path] = h
-		return releaser(func() { h.release(path) }), nil
+		return h.releaser(path), nil
 	}
 	f, err := readLock(path)
 	if err != nil {
@@ -114,7 +114,33 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 	}
 	h = &holder{readers: 1, file: f}
 	holders.m[path] = h
-	return releaser(func() { h.release(path) }), nil
+	return h.releaser(path), nil
+}
+
+// lockPath is the key of name's lock in holders: one path however the
+// store's directory is spelled. POSIX locks never conflict within a
+// process, so a second spelling (a symlink) that got past the count would
+// turn a writer's exclusive lock into a shared one, and its close would
+// drop the writer's lock altogether.
+func lockPath(name string) (string, error) {
+	path, err := filepath.Abs(name)
+	if err != nil {
+		return "", err
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		// No directory to lock in: the open fails on it, under its
+		// own name.
+		return path, nil
+	}
+	return filepath.Join(dir, filepath.Base(path)), nil
+}
+
+// releaser is one reference to h, released once however often it is
+// closed: a second close would count another holder's reference away.
+func (h *holder) releaser(path string) io.Closer {
+	var once sync.Once
+	return releaser(func() { once.Do(func() { h.release(path) }) })
 }
 
 // release drops one holder's reference; holders' mutex is not held.

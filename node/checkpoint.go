@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"path/filepath"
 	"time"
+
+	"github.com/affine-ledger/ledger/ledger"
 )
 
 // Checkpoint is a copy of a running node's store, handed to this process
@@ -15,6 +19,10 @@ type Checkpoint struct {
 	// Dir is the checkpoint's store directory: open it read-only.
 	Dir  string
 	conn net.Conn
+	// lock is a reader's lock on Dir, held from the answer on: the
+	// connection keeps the running node from removing the checkpoint, the
+	// lock keeps the sweep of the node's next start from it.
+	lock io.Closer
 }
 
 // RequestCheckpoint asks the node running on dataDir for a checkpoint of
@@ -44,8 +52,13 @@ func RequestCheckpoint(dataDir string) (*Checkpoint, error) {
 		conn.Close()
 		return nil, fmt.Errorf("the node on %s made no checkpoint: %s", path, r.Error)
 	}
+	lock, err := ledger.ReaderFS(nil).Lock(filepath.Join(r.Dir, "LOCK"))
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("lock the checkpoint %s: %w", r.Dir, err)
+	}
 	conn.SetDeadline(time.Time{})
-	return &Checkpoint{Dir: r.Dir, conn: conn}, nil
+	return &Checkpoint{Dir: r.Dir, conn: conn, lock: lock}, nil
 }
 
 // Close tells the node this process is done with the checkpoint, which it
@@ -54,7 +67,9 @@ func (c *Checkpoint) Close() error {
 	if c.conn == nil {
 		return errors.New("checkpoint closed twice")
 	}
-	err := c.conn.Close()
+	// The lock first: the node removes the checkpoint when the
+	// connection ends, unless a reader still holds its lock.
+	err := errors.Join(c.lock.Close(), c.conn.Close())
 	c.conn = nil
 	return err
 }

@@ -94,11 +94,21 @@ func startControl(store *ledger.Store, dataDir string) (*control, error) {
 
 func (c *control) accept() {
 	defer c.wg.Done()
+	var backoff time.Duration
 	for {
 		conn, err := c.ln.Accept()
-		if err != nil {
+		if errors.Is(err, net.ErrClosed) {
 			return
 		}
+		if err != nil {
+			// Out of descriptors (EMFILE), say, while clients hold
+			// connections: they end within requestTimeout, and accepting
+			// must go on then, as net/http's server does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
 		c.mu.Lock()
 		if c.closing {
 			c.mu.Unlock()

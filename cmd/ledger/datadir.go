@@ -81,8 +81,9 @@ func readableStore(dataDir string, w io.Writer) (dir string, release func(), err
 	if !errors.Is(err, ledger.ErrLocked) {
 		return "", nil, fmt.Errorf("open ledger store %s: %w", sd, err)
 	}
-	nodeDir := filepath.Dir(sd)
-	if node.StoreDir(nodeDir) != sd {
+	// "store/" and "store/." are a node's store too.
+	nodeDir := filepath.Dir(filepath.Clean(sd))
+	if node.StoreDir(nodeDir) != filepath.Clean(sd) {
 		return "", nil, fmt.Errorf("open ledger store %s: %w", sd, err)
 	}
 	ck, cerr := node.RequestCheckpoint(nodeDir)
