@@ -33,9 +33,9 @@ import (
 // measured in the same run. Ledgers are built once per process under
 // LEDGER_BENCH_DIR (default: a temporary directory) and reused.
 //
-// Sizes: 10k transcripts, and 100k for BenchmarkVerifyMemory; 1M instead
-// of 100k only with LEDGER_BENCH_LARGE=1 (building that store takes
-// minutes).
+// Sizes: 10k transcripts, and 1M for BenchmarkVerifyMemory's large store
+// (the figure; building it takes about two minutes, kept under
+// LEDGER_BENCH_DIR): LEDGER_BENCH_MEMORY_N sets another size.
 
 // benchLedger is 100 transcripts a block, mult8 with 4 KiB replies (a
 // model that reasons at some length, in words: verifytest.Prose), so
@@ -375,17 +375,21 @@ func BenchmarkProofVerify(b *testing.B) {
 }
 
 // BenchmarkVerifyMemory runs verify (no re-execution) in a child process
-// over a store of 10k transcripts and one of 100k (1M with
-// LEDGER_BENCH_LARGE=1) and reports each child's peak RSS and peak sampled
+// over a store of 10k transcripts and one of 1M (LEDGER_BENCH_MEMORY_N)
+// and reports each child's peak RSS and peak sampled
 // Go HeapInuse, and the large store's figures over the small one's: verify
 // streams the ledger, so the target is that memory stays flat (ratio at
 // most 1.5). A child that only opens the large store and reads its heads
 // shows the floor every process pays. The transcripts here are small (no
 // padding) so that the stores build in seconds (minutes for 1M).
 func BenchmarkVerifyMemory(b *testing.B) {
-	small, large := 10_000, 100_000
-	if os.Getenv("LEDGER_BENCH_LARGE") != "" {
-		large = 1_000_000
+	small, large := 10_000, 1_000_000
+	if v := os.Getenv("LEDGER_BENCH_MEMORY_N"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < small || n%100 != 0 {
+			b.Fatalf("LEDGER_BENCH_MEMORY_N=%q: want a multiple of 100, at least %d", v, small)
+		}
+		large = n
 	}
 	dirs := map[int]string{}
 	for _, n := range []int{small, large} {

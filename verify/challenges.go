@@ -99,7 +99,7 @@ type DiskSet struct {
 // KiB, which goes through Pebble's memtable (off the Go heap); four times
 // that, as a large batch, Pebble would hold on the heap until flushed, and
 // the set's peak memory would be 1.6 times higher at 1M keys than at 10k
-// (BenchmarkVerifyMemory with LEDGER_BENCH_LARGE=1), 1.3 times with these.
+// (BenchmarkVerifyMemory at 1M transcripts), 1.3 times with these.
 // The filter's 4 MiB give 1% false positives at 3M keys, 0.02% at 1M.
 const (
 	pendingMax   = 1 << 12
