@@ -64,7 +64,7 @@ type lockFS struct {
 
 func (fs lockFS) Unwrap() vfs.FS { return fs.FS }
 
-// holders is this process's locks, by LOCK file path.
+// holders is this process's locks, by lockKey.
 var holders = struct {
 	sync.Mutex
 	m map[string]*holder
@@ -88,16 +88,16 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Dir(path)
+	dir, key := filepath.Dir(path), lockKey(path)
 	holders.Lock()
 	defer holders.Unlock()
-	h := holders.m[path]
+	h := holders.m[key]
 	if h != nil && (h.writer || !fs.shared) {
 		return nil, &LockedError{Dir: dir, PID: os.Getpid(), ThisProcess: true, Writing: h.writer}
 	}
 	if h != nil {
 		h.readers++
-		return h.releaser(path), nil
+		return h.releaser(key), nil
 	}
 	if !fs.shared {
 		c, err := fs.FS.Lock(name)
@@ -105,23 +105,34 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 			return nil, lockError(dir, path, err)
 		}
 		h = &holder{writer: true, file: c}
-		holders.m[path] = h
-		return h.releaser(path), nil
+		holders.m[key] = h
+		return h.releaser(key), nil
 	}
 	f, err := readLock(path)
 	if err != nil {
 		return nil, lockError(dir, path, err)
 	}
 	h = &holder{readers: 1, file: f}
-	holders.m[path] = h
-	return h.releaser(path), nil
+	holders.m[key] = h
+	return h.releaser(key), nil
 }
 
-// lockPath is the key of name's lock in holders: one path however the
-// store's directory is spelled. POSIX locks never conflict within a
-// process, so a second spelling (a symlink) that got past the count would
-// turn a writer's exclusive lock into a shared one, and its close would
-// drop the writer's lock altogether.
+// lockKey is the key of path's lock in holders: the device and inode of
+// the store's directory, so that one store is one key however it is
+// reached (another spelling, a symlink, a bind mount), or the path where
+// the directory cannot be read (the open fails on it, under its name).
+func lockKey(path string) string {
+	var st unix.Stat_t
+	if unix.Stat(filepath.Dir(path), &st) != nil {
+		return path
+	}
+	return fmt.Sprintf("device %d inode %d", st.Dev, st.Ino)
+}
+
+// lockPath is name's absolute path, symlinks resolved. POSIX locks never
+// conflict within a process, so a second spelling (a symlink) that got
+// past the count would turn a writer's exclusive lock into a shared one,
+// and its close would drop the writer's lock altogether (lockKey).
 func lockPath(name string) (string, error) {
 	path, err := filepath.Abs(name)
 	if err != nil {
@@ -138,24 +149,24 @@ func lockPath(name string) (string, error) {
 
 // releaser is one reference to h, released once however often it is
 // closed: a second close would count another holder's reference away.
-func (h *holder) releaser(path string) io.Closer {
+func (h *holder) releaser(key string) io.Closer {
 	var once sync.Once
-	return releaser(func() { once.Do(func() { h.release(path) }) })
+	return releaser(func() { once.Do(func() { h.release(key) }) })
 }
 
 // release drops one holder's reference; holders' mutex is not held.
-func (h *holder) release(path string) {
+func (h *holder) release(key string) {
 	holders.Lock()
 	defer holders.Unlock()
 	if h.writer {
-		delete(holders.m, path)
+		delete(holders.m, key)
 		h.file.Close()
 		return
 	}
 	if h.readers--; h.readers > 0 {
 		return
 	}
-	delete(holders.m, path)
+	delete(holders.m, key)
 	if h.file != nil {
 		h.file.Close()
 	}

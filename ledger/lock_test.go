@@ -86,16 +86,7 @@ func TestOpenReadOnlyOnReadOnlyMount(t *testing.T) {
 	if os.Getenv(lockChildEnv) != "" {
 		t.Skip("running as the lock child")
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a mount namespace")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("no unshare(1)")
-	}
-	if err := exec.Command(unshare, "-m", "true").Run(); err != nil {
-		t.Skipf("cannot make a mount namespace: %v", err)
-	}
+	unshare := mountNamespace(t)
 	dir, _, _ := threeBlocks(t)
 	mnt := t.TempDir()
 	for _, withLock := range []bool{true, false} {
@@ -109,6 +100,40 @@ func TestOpenReadOnlyOnReadOnlyMount(t *testing.T) {
 		_, stop := lockChild(t, mnt, "read", true, unshare, "-m", "sh", "-c", mount, "sh")
 		stop()
 	}
+}
+
+// TestBindMountIsOneStore: a store reached through a bind mount is the
+// same store to the lock: a reader through the mount is refused beside a
+// writer in the same process (POSIX locks never conflict within one, so
+// only the process's own count keeps them apart). It needs a mount
+// namespace (root and unshare(1)); elsewhere it is skipped.
+func TestBindMountIsOneStore(t *testing.T) {
+	if os.Getenv(lockChildEnv) != "" {
+		t.Skip("running as the lock child")
+	}
+	unshare := mountNamespace(t)
+	dir, _, _ := threeBlocks(t)
+	mnt := t.TempDir()
+	mount := fmt.Sprintf(`mount --bind %q %q && exec "$@"`, dir, mnt)
+	_, stop := lockChild(t, dir+":"+mnt, "bind", true, unshare, "-m", "sh", "-c", mount, "sh")
+	stop()
+}
+
+// mountNamespace returns unshare(1)'s path, or skips the test where it
+// cannot make a mount namespace.
+func mountNamespace(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a mount namespace")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare(1)")
+	}
+	if err := exec.Command(unshare, "-m", "true").Run(); err != nil {
+		t.Skipf("cannot make a mount namespace: %v", err)
+	}
+	return unshare
 }
 
 func isLockedBy(err error, pid int, writing bool) bool {
@@ -162,6 +187,25 @@ func TestLockChild(t *testing.T) {
 		t.Skip("only run by TestReadersShareAStore")
 	}
 	mode, dir, _ := strings.Cut(spec, ":")
+	if mode == "bind" {
+		// dir is "store:mount", the same directory twice: a writer on
+		// one, then a reader on the other must be refused.
+		store, mnt, _ := strings.Cut(dir, ":")
+		w, err := ledger.Open(store)
+		if err != nil {
+			os.Stdout.WriteString("refused: " + err.Error() + "\n")
+			return
+		}
+		defer w.Close()
+		if r, err := ledger.OpenReadOnly(mnt); err == nil {
+			r.Close()
+			os.Stdout.WriteString("a reader got in through the bind mount\n")
+			return
+		}
+		os.Stdout.WriteString("open\n")
+		io.Copy(io.Discard, os.Stdin)
+		return
+	}
 	open := ledger.OpenReadOnly
 	if mode == "write" {
 		open = ledger.Open
