@@ -72,8 +72,8 @@ func TestOpenReadOnlyRefuses(t *testing.T) {
 	t.Run("missing directory", func(t *testing.T) {
 		t.Parallel()
 		dir := filepath.Join(t.TempDir(), "none")
-		if _, err := ledger.OpenReadOnly(dir); err == nil {
-			t.Fatal("opened a directory that does not exist")
+		if _, err := ledger.OpenReadOnly(dir); !errors.Is(err, ledger.ErrNotStore) {
+			t.Fatalf("got %v, want ErrNotStore", err)
 		}
 		if _, err := os.Stat(dir); err == nil {
 			t.Fatal("created the directory")

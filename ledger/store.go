@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -178,6 +179,10 @@ func open(dir string, readOnly bool, opts []Option) (*Store, error) {
 			log.Printf("ledger store: damaged data in %s: %v", info.Path, info.Details)
 		},
 	})
+	if _, err := po.FS.Stat(dir); readOnly && errors.Is(err, os.ErrNotExist) {
+		// Pebble says so in an error of its own making.
+		return nil, fmt.Errorf("open ledger store %s: %w: no such directory", dir, ErrNotStore)
+	}
 	db, err := pebble.Open(dir, po)
 	if readOnly && errors.Is(err, pebble.ErrDBDoesNotExist) {
 		return nil, fmt.Errorf("open ledger store %s: %w: no Pebble database", dir, ErrNotStore)
