@@ -69,7 +69,18 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 			if carFile != "" {
 				rep, err = verifyArchiveFile(cmd, carFile, opts)
 			} else {
-				rep, err = verifyStoreDir(dataDir, scope, opts, cmd.ErrOrStderr())
+				// One snapshot for the audit and the commitments: a
+				// running node's is a checkpoint (readableStore).
+				if err := checkDataDir(dataDir); err != nil {
+					return err
+				}
+				dir, release, rerr := readableStore(dataDir, cmd.ErrOrStderr())
+				if rerr != nil {
+					return rerr
+				}
+				defer release()
+				dataDir = dir
+				rep, err = verifyStoreDir(dir, scope, opts, cmd.ErrOrStderr())
 			}
 			if err != nil {
 				return err
@@ -110,27 +121,17 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 	return cmd
 }
 
-// verifyStoreDir audits the store at dir. A store the ledger package
+// verifyStoreDir audits the store at dir, a store directory the caller
+// holds (readableStore). A store the ledger package
 // refuses to open because its data disagrees with itself is a failed
 // check (exit 1), not unreadable input.
-func verifyStoreDir(dataDir string, scope verify.StoreScope, opts verify.Options, stderr io.Writer) (verify.Report, error) {
-	if err := checkDataDir(dataDir); err != nil {
-		return verify.Report{}, err
-	}
-	dir, release, err := readableStore(dataDir, stderr)
-	if err != nil {
-		return verify.Report{}, err
-	}
+func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, stderr io.Writer) (verify.Report, error) {
 	// The files first: damage Pebble itself would read as a torn tail
 	// (and drop) or in blocks the audit never reads is found here.
 	if err := verify.CheckFiles(dir); errors.Is(err, verify.ErrDamagedFile) {
-		release()
 		return verify.Report{Failures: []verify.Failure{{Transcript: -1, Reason: err.Error()}}}, nil
 	}
-	s, err := verify.OpenStore(dir, ledger.WithOnClose(release))
-	if err != nil {
-		release()
-	}
+	s, err := verify.OpenStore(dir)
 	if errors.Is(err, ledger.ErrCorrupt) {
 		return verify.Report{Failures: []verify.Failure{{Transcript: -1, Reason: err.Error()}}}, nil
 	}
