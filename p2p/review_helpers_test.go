@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	ma "github.com/multiformats/go-multiaddr"
@@ -119,4 +121,32 @@ func goroutinesIn(fn string) int {
 		}
 	}
 	return count
+}
+
+// hostileTopic joins h to n's blocks topic as a peer that publishes at
+// once (flood publishing: a message published before a mesh forms is
+// dropped otherwise), and returns it once n is among its topic peers.
+func hostileTopic(t *testing.T, ctx context.Context, h host.Host, n *Network) *pubsub.Topic {
+	t.Helper()
+	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(wire.MessageID), pubsub.WithFloodPublish(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic, err := ps.Join(wire.BlocksTopic(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := topic.Subscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Connect(ctx, n.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	for !slices.Contains(topic.ListPeers(), n.ID()) {
+		if ctx.Err() != nil {
+			t.Fatal("the node never joined the hostile peer's topic")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return topic
 }

@@ -3,12 +3,10 @@ package p2p
 import (
 	"bufio"
 	"context"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/affine-ledger/ledger/codec"
@@ -73,26 +71,7 @@ func TestReviewNoObjectsFetchedForAnOrphan(t *testing.T) {
 		wire.WriteFrame(s, out)
 		s.Close()
 	})
-	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(wire.MessageID), pubsub.WithFloodPublish(true)) // publishes before a mesh forms
-	if err != nil {
-		t.Fatal(err)
-	}
-	topic, err := ps.Join(wire.BlocksTopic(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := topic.Subscribe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Connect(ctx, n.AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	for !slices.Contains(topic.ListPeers(), n.ID()) {
-		if ctx.Err() != nil {
-			t.Fatal("the node never joined the hostile peer's topic")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	topic := hostileTopic(t, ctx, h, n)
 
 	b, err := theirs.BlockAt(alice.Public(), 1)
 	if err != nil {

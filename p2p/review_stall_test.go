@@ -2,11 +2,8 @@ package p2p
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
-
-	pubsub "github.com/libp2p/go-libp2p-pubsub"
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
@@ -31,26 +28,7 @@ func TestReviewStallingForwarderIsPenalized(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	n := startOn(t, store)
 	h, requests := stallingHost(t)
-	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(wire.MessageID), pubsub.WithFloodPublish(true)) // publishes before a mesh forms
-	if err != nil {
-		t.Fatal(err)
-	}
-	topic, err := ps.Join(wire.BlocksTopic(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := topic.Subscribe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Connect(ctx, n.AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	for !slices.Contains(topic.ListPeers(), n.ID()) {
-		if ctx.Err() != nil {
-			t.Fatal("the node never joined the hostile peer's topic")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	topic := hostileTopic(t, ctx, h, n)
 	// Blocks of three validators, validated at once: three stalls.
 	for _, uri := range []string{"//Alice", "//Bob", "//Charlie"} {
 		k, _ := keys.FromURI(uri)
