@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -14,15 +13,10 @@ import (
 // never come back (a bad request costs one handshake) grew the table for
 // ever.
 func TestReviewExpiredBansAreForgotten(t *testing.T) {
-	store, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	n := startOn(t, store, func(c *Config) { c.StatusInterval = 50 * time.Millisecond })
+	n := startFresh(t, func(c *Config) { c.StatusInterval = 50 * time.Millisecond })
 	const peers = 3
 	for range peers {
-		h := objectlessPeer(t, store)
+		h := objectlessPeer(t, n.store)
 		h.Connect(t.Context(), n.AddrInfo())
 		ask(t, h, n, mustMarshal(t, wire.Request{Blocks: &wire.BlocksRequest{Count: 0}}))
 		waitBanned(t, n, h)

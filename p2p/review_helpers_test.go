@@ -150,3 +150,14 @@ func hostileTopic(t *testing.T, ctx context.Context, h host.Host, n *Network) *p
 	}
 	return topic
 }
+
+// startFresh starts a network on a new, empty store.
+func startFresh(t *testing.T, tune ...func(*Config)) *Network {
+	t.Helper()
+	store, err := ledger.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return startOn(t, store, tune...)
+}

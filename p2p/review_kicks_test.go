@@ -6,7 +6,6 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -18,12 +17,7 @@ import (
 // slot: 1,024 per status, 50 statuses a second. Chains now wait as queue
 // entries, and only the maxBackfills workers are goroutines.
 func TestReviewStatusHeadsStartBoundedBackfills(t *testing.T) {
-	store, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	n := startOn(t, store)
+	n := startFresh(t)
 	h, _ := stallingPeer(t, n)
 	const statuses = 3
 	next := uint64(1)

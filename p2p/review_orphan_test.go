@@ -11,7 +11,6 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -28,12 +27,7 @@ func TestReviewNoObjectsFetchedForAnOrphan(t *testing.T) {
 	alice, _ := keys.FromURI("//Alice")
 	// Alice's block 1 links 4 transcripts of about 1 MB.
 	theirs := testChain(t, alice, 2, 4, 1_000_000)
-	store, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	n := startOn(t, store)
+	n := startFresh(t)
 
 	h, err := NewHost(newIdentity(t), nil)
 	if err != nil {

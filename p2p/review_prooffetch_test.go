@@ -14,7 +14,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/affine-ledger/ledger/codec"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
@@ -25,12 +24,7 @@ import (
 // "seen" yet) and never answers the fetch must not make the node start one
 // more fetch per status.
 func TestReviewRepeatedStatusStartsOneProofFetch(t *testing.T) {
-	store, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	n := startOn(t, store)
+	n := startFresh(t)
 	h, _ := stallingPeer(t, n)
 	const statuses = 60
 	for i := range statuses {
@@ -50,12 +44,7 @@ func TestReviewRepeatedStatusStartsOneProofFetch(t *testing.T) {
 // 1,024 × 513 KiB (538 MB) before it found the first one bad. A proof is
 // checked once at most a response's worth of them has arrived.
 func TestReviewProofFetchChecksAsItGoes(t *testing.T) {
-	store, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	n := startOn(t, store)
+	n := startFresh(t)
 	const proofs = 96 // 50 MB of garbage
 	blobs := map[cid.Cid][]byte{}
 	st := emptyStatus()

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -21,12 +20,7 @@ import (
 func TestReviewStallingForwarderIsPenalized(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	store, err := ledger.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	n := startOn(t, store)
+	n := startFresh(t)
 	h, requests := stallingHost(t)
 	topic := hostileTopic(t, ctx, h, n)
 	// Blocks of three validators, validated at once: three stalls.
