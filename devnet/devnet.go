@@ -125,6 +125,9 @@ func emptyDir(dir string) error {
 func (d *network) startChain() error {
 	g := local.DefaultGenesis()
 	g.Seed, g.Tempo, g.BlockTime, g.CommitReveal = "devnet "+d.start.UTC().Format(time.RFC3339Nano), d.cfg.Tempo, local.Duration(d.cfg.BlockTime), false
+	// Epochs fall where subtensor's would for the subnet, as on the
+	// network the nodes are built for.
+	g.SubtensorEpochs = true
 	g.Neurons = nil
 	for i := range d.cfg.Validators {
 		k, err := devKey("validator", i)
