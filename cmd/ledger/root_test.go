@@ -17,7 +17,7 @@ func TestEveryCommandHelpHasExampleAndExitCodes(t *testing.T) {
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
-		if !c.Runnable() || c.Name() == "help" || c.Name() == "completion" {
+		if !c.Runnable() || c.HasSubCommands() || c.Name() == "help" || c.Name() == "completion" {
 			return
 		}
 		if c.Example == "" {
@@ -56,6 +56,9 @@ func TestUnknownSubcommandIsBadUsage(t *testing.T) {
 		}
 	}
 	walk(newRootCmd())
+	if code, _, errs := ledgerRun(t, "env", "lsit"); code != exitUsage || !strings.Contains(errs, "did you mean list?") {
+		t.Errorf("env lsit: exit %d, %q; want a suggestion of list", code, errs)
+	}
 }
 
 // TestFlagErrorsPointAtHelp: a bad flag or flag value names the flag and
