@@ -41,6 +41,16 @@ proof. Check it with ledger verify-proof.` + exitCodesHelp,
 				return err
 			}
 			defer s.Close()
+			h, err := s.Head(v)
+			if errors.Is(err, ledger.ErrNotFound) {
+				return usageError{fmt.Sprintf("--validator: the store has no chain of validator %s", v)}
+			}
+			if err != nil {
+				return err
+			}
+			if to > h.Block.Height {
+				return usageError{fmt.Sprintf("--to %d is above the head of validator %s (height %d)", to, v, h.Block.Height)}
+			}
 			p, err := verify.ProveConsistency(s, v, from, to)
 			if errors.Is(err, ledger.ErrNotFound) {
 				return usageError{err.Error()}
