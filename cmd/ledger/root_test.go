@@ -79,3 +79,24 @@ func TestFlagErrorsPointAtHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestDataFlagsNameBothForms: README: "--data takes a store or a node's
+// data directory"; every command that reads a store says so in --help.
+func TestDataFlagsNameBothForms(t *testing.T) {
+	t.Parallel()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		f := c.Flags().Lookup("data")
+		// node and peers take only a node's data directory; devnet has --dir.
+		if f == nil || c.Name() == "node" || c.Name() == "peers" {
+			return
+		}
+		if !strings.Contains(f.Usage, "store directory") || !strings.Contains(f.Usage, "node's data directory") {
+			t.Errorf("%s --data: %q does not name both a store directory and a node's data directory", c.CommandPath(), f.Usage)
+		}
+	}
+	walk(newRootCmd())
+}
