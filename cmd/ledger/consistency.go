@@ -62,7 +62,7 @@ proof. Check it with ledger verify-proof.` + exitCodesHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&validator, "validator", "", "the validator's hotkey (SS58)")
 	f.Uint64Var(&from, "from", 0, "height of the older checkpoint")
 	f.Uint64Var(&to, "to", 0, "height of the newer checkpoint")

@@ -74,7 +74,7 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&out, "out", "", "archive to write (FILE.car, - for standard output)")
 	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	return cmd

@@ -51,7 +51,7 @@ a store.` + exitCodesHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&transcript, "transcript", "", "the transcript's CID")
 	f.StringVar(&out, "out", "", "write the proof to FILE (default: standard output)")
 	return cmd
