@@ -162,3 +162,18 @@ func TestChainRegisterRefusesANonToken(t *testing.T) {
 		}
 	}
 }
+
+// TestMinerCommitUnregisteredSaysWhatToDo: a commitment from a hotkey the
+// subnet does not hold names the hotkey and how to register it.
+func TestMinerCommitUnregisteredSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	keyFile := filepath.Join(t.TempDir(), "miner.key")
+	if code, _, errs := ledgerRun(t, "keys", "new", "--out", keyFile); code != 0 {
+		t.Fatalf("keys new: exit %d: %s", code, errs)
+	}
+	code, _, errs := ledgerRun(t, "miner", "commit", "--chain", "local", "--key", keyFile,
+		"--model", "org/m", "--revision", "abc", "--endpoint", "http://127.0.0.1:1/v1")
+	if code != exitUsage || !strings.Contains(errs, "not registered") || !strings.Contains(errs, "ledger chain register") || !strings.Contains(errs, "btcli") {
+		t.Errorf("commit from an unregistered hotkey: exit %d, %q; want exit 2 saying how to register", code, errs)
+	}
+}
