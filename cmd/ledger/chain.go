@@ -397,6 +397,9 @@ at least 100 of the hotkey's 3100 bytes of commitment space per epoch.` + chainS
 			}
 			defer c.Close()
 			if err := c.SetCommitment(cmd.Context(), k, fields); err != nil {
+				if errors.Is(err, chain.ErrNotRegistered) {
+					err = fmt.Errorf("%w; register the hotkey first (on a served local chain: ledger chain register; on Bittensor: btcli subnet register)", err)
+				}
 				return fmt.Errorf("commit %s@%s as %s: %w", model, revision, k.Public(), err)
 			}
 			got, err := c.Commitment(cmd.Context(), k.Public())
