@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -83,23 +84,27 @@ out of it (spec/epoch.md) and named after the table ("equivocators" in --json).`
 				return err
 			}
 			defer s.Close()
-			if k == 0 {
-				p, err := c.Params(cmd.Context())
-				if err != nil {
-					return err
-				}
-				h, err := c.Head(cmd.Context())
-				if err != nil {
-					return err
-				}
-				if p.Tempo == 0 {
-					return fmt.Errorf("the chain reports tempo 0")
-				}
-				// Nothing to compute is not a failed check: usage, like
-				// an --epoch the chain has not reached.
-				if k = h.Number / p.Tempo; k == 0 {
-					return usageError{fmt.Sprintf("no epoch has ended yet (chain head %d, tempo %d): the first ends at block %d", h.Number, p.Tempo, p.Tempo)}
-				}
+			p, err := c.Params(cmd.Context())
+			if err != nil {
+				return err
+			}
+			h, err := c.Head(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if p.Tempo == 0 {
+				return fmt.Errorf("the chain reports tempo 0")
+			}
+			// Nothing to compute is not a failed check: usage, like
+			// an --epoch the chain has not reached.
+			ended := h.Number / p.Tempo
+			switch {
+			case k == 0 && ended == 0:
+				return usageError{fmt.Sprintf("no epoch has ended yet (chain head %d, tempo %d): the first ends at block %d", h.Number, p.Tempo, p.Tempo)}
+			case k == 0:
+				k = ended
+			case k > ended && k <= math.MaxUint64/p.Tempo: // beyond: epoch.Compute names the overflow
+				return usageError{fmt.Sprintf("--epoch %d has not ended (chain head %d, tempo %d: it ends at block %d; the last that has ended is %d)", k, h.Number, p.Tempo, k*p.Tempo, ended)}
 			}
 			out, w, err := epoch.Compute(cmd.Context(), c, epoch.NewAuditor(auditor, s), k, champ)
 			if errors.Is(err, epoch.ErrNoEpoch) {
