@@ -151,6 +151,17 @@ func listenLoopback(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// isAdminToken reports whether s can be an admin token: one word of
+// printable ASCII, what writeAdminToken writes and an HTTP header carries.
+func isAdminToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // writeAdminToken makes a fresh random token for this run.
 func writeAdminToken(dir string) (string, error) {
 	var b [16]byte
@@ -314,12 +325,16 @@ its stake and validator permit, through the admin API. It prints the uid.` + exi
 			if err != nil {
 				return usageError{msg: "--admin-token: " + err.Error()}
 			}
+			token := strings.TrimSpace(string(raw))
+			if !isAdminToken(token) {
+				return usageError{msg: fmt.Sprintf("--admin-token %s: holds no admin token (one word on one line); give the file DIR/%s that \"ledger chain serve --dir DIR\" writes", tokenFile, adminTokenFile)}
+			}
 			c, err := local.Dial(cmd.Context(), s.URL)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			uid, err := c.Register(cmd.Context(), strings.TrimSpace(string(raw)), local.RegisterRequest{Hotkey: hk, Stake: stake, Validator: validator})
+			uid, err := c.Register(cmd.Context(), token, local.RegisterRequest{Hotkey: hk, Stake: stake, Validator: validator})
 			if err != nil {
 				return err
 			}
@@ -382,6 +397,9 @@ at least 100 of the hotkey's 3100 bytes of commitment space per epoch.` + chainS
 			}
 			defer c.Close()
 			if err := c.SetCommitment(cmd.Context(), k, fields); err != nil {
+				if errors.Is(err, chain.ErrNotRegistered) {
+					err = fmt.Errorf("%w; register the hotkey first (on a served local chain: ledger chain register; on Bittensor: btcli subnet register)", err)
+				}
 				return fmt.Errorf("commit %s@%s as %s: %w", model, revision, k.Public(), err)
 			}
 			got, err := c.Commitment(cmd.Context(), k.Public())

@@ -139,3 +139,41 @@ func TestChainServeRefusesNonLoopback(t *testing.T) {
 		t.Fatalf("bad spec: %v", err)
 	}
 }
+
+// TestChainRegisterRefusesANonToken: an --admin-token file that holds no
+// token (a key file given by mistake: several lines) is bad usage naming
+// the flag, not an HTTP client's "invalid header field value".
+func TestChainRegisterRefusesANonToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "validator.key")
+	if code, _, errs := ledgerRun(t, "keys", "new", "--out", keyFile); code != 0 {
+		t.Fatalf("keys new: exit %d: %s", code, errs)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{keyFile, empty} {
+		code, _, errs := ledgerRun(t, "chain", "register", "--chain", "local+http://127.0.0.1:1",
+			"--admin-token", f, "--hotkey", "5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY")
+		if code != exitUsage || !strings.Contains(errs, "--admin-token "+f+": ") || !strings.Contains(errs, "admin-token") || strings.Contains(errs, "header") {
+			t.Errorf("--admin-token %s: exit %d, %q; want exit 2 naming the file and what it should hold", f, code, errs)
+		}
+	}
+}
+
+// TestMinerCommitUnregisteredSaysWhatToDo: a commitment from a hotkey the
+// subnet does not hold names the hotkey and how to register it.
+func TestMinerCommitUnregisteredSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	keyFile := filepath.Join(t.TempDir(), "miner.key")
+	if code, _, errs := ledgerRun(t, "keys", "new", "--out", keyFile); code != 0 {
+		t.Fatalf("keys new: exit %d: %s", code, errs)
+	}
+	code, _, errs := ledgerRun(t, "miner", "commit", "--chain", "local", "--key", keyFile,
+		"--model", "org/m", "--revision", "abc", "--endpoint", "http://127.0.0.1:1/v1")
+	if code != exitUsage || !strings.Contains(errs, "not registered") || !strings.Contains(errs, "ledger chain register") || !strings.Contains(errs, "btcli") {
+		t.Errorf("commit from an unregistered hotkey: exit %d, %q; want exit 2 saying how to register", code, errs)
+	}
+}

@@ -41,6 +41,16 @@ proof. Check it with ledger verify-proof.` + exitCodesHelp,
 				return err
 			}
 			defer s.Close()
+			h, err := s.Head(v)
+			if errors.Is(err, ledger.ErrNotFound) {
+				return usageError{fmt.Sprintf("--validator: the store has no chain of validator %s", v)}
+			}
+			if err != nil {
+				return err
+			}
+			if to > h.Block.Height {
+				return usageError{fmt.Sprintf("--to %d is above the head of validator %s (height %d)", to, v, h.Block.Height)}
+			}
 			p, err := verify.ProveConsistency(s, v, from, to)
 			if errors.Is(err, ledger.ErrNotFound) {
 				return usageError{err.Error()}
@@ -52,7 +62,7 @@ proof. Check it with ledger verify-proof.` + exitCodesHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&validator, "validator", "", "the validator's hotkey (SS58)")
 	f.Uint64Var(&from, "from", 0, "height of the older checkpoint")
 	f.Uint64Var(&to, "to", 0, "height of the newer checkpoint")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +36,16 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 			if toStdout && isTerminal(cmd.OutOrStdout()) {
 				return usageError{"--out -: standard output is a terminal; redirect it to a file or a pipe"}
 			}
+			var tmp *os.File
+			if !toStdout {
+				// Before the ledger is read: a bad --out is found at once.
+				var err error
+				if tmp, err = createBeside(out); err != nil {
+					return err
+				}
+				defer os.Remove(tmp.Name())
+				defer tmp.Close()
+			}
 			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -44,7 +55,7 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 			if toStdout {
 				st, err = exportTo(cmd, s, cmd.OutOrStdout())
 			} else {
-				st, err = exportFile(cmd, s, out)
+				st, err = exportFile(cmd, s, tmp, out)
 			}
 			if err != nil {
 				return err
@@ -63,20 +74,32 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&out, "out", "", "archive to write (FILE.car, - for standard output)")
 	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
 	return cmd
 }
 
-// exportFile writes the archive beside path and renames it: a
-// half-written archive never carries the final name.
-func exportFile(cmd *cobra.Command, s *ledger.Store, path string) (archive.Stats, error) {
+// createBeside creates the temporary file beside path that exportFile
+// writes the archive to. Its errors name path, the one the user gave.
+func createBeside(path string) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, usageError{fmt.Sprintf("--out %s: is a directory; name the archive's file", path)}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".export-*.car")
 	if err != nil {
-		return archive.Stats{}, err
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, usageError{fmt.Sprintf("--out %s: cannot create it: %v", path, err)}
 	}
-	defer os.Remove(tmp.Name())
+	return tmp, nil
+}
+
+// exportFile writes the archive to tmp, beside path, and renames it: a
+// half-written archive never carries the final name.
+func exportFile(cmd *cobra.Command, s *ledger.Store, tmp *os.File, path string) (archive.Stats, error) {
 	st, err := exportTo(cmd, s, tmp)
 	if err == nil {
 		err = tmp.Sync()
@@ -87,7 +110,10 @@ func exportFile(cmd *cobra.Command, s *ledger.Store, path string) (archive.Stats
 	if err != nil {
 		return st, err
 	}
-	return st, os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return st, fmt.Errorf("--out %s: %w", path, err)
+	}
+	return st, nil
 }
 
 // exportTo writes the archive to w. Into a pipe, a failed export leaves

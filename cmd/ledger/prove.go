@@ -51,7 +51,7 @@ a store.` + exitCodesHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&transcript, "transcript", "", "the transcript's CID")
 	f.StringVar(&out, "out", "", "write the proof to FILE (default: standard output)")
 	return cmd
@@ -66,7 +66,12 @@ func newVerifyProofCmd() *cobra.Command {
 store and no network: the signed blocks' signatures, the transcript's CID, and the Merkle
 inclusion or consistency proof against the signed checkpoints. "-" reads standard input.` + exitCodesHelp,
 		Example: "  ledger verify-proof proof.json\n  ledger verify-proof --json consistency.json",
-		Args:    cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Sprintf("give one proof FILE (- for standard input), not %d arguments; see %s --help", len(args), cmd.CommandPath())}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var r io.Reader = cmd.InOrStdin()
 			if args[0] != "-" {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -56,6 +57,18 @@ func TestVerifyProofJSONNamesZeroes(t *testing.T) {
 		}
 		if _, ok := res.Proves[tc.member]; !ok {
 			t.Errorf("verify-proof --json of a proof whose %s is 0 prints no %q: %s", tc.member, tc.member, out)
+		}
+	}
+}
+
+// TestVerifyProofArgs: verify-proof takes one FILE; without it, or with
+// more, the error says so, not cobra's "accepts 1 arg(s), received 0".
+func TestVerifyProofArgs(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"verify-proof"}, {"verify-proof", "a.json", "b.json"}} {
+		code, _, errs := ledgerRun(t, args...)
+		if code != exitUsage || !strings.Contains(errs, "one proof FILE") || strings.Contains(errs, "arg(s)") {
+			t.Errorf("%v: exit %d, %q; want exit 2 asking for one proof FILE", args, code, errs)
 		}
 	}
 }

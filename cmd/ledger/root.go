@@ -58,5 +58,7 @@ command line wins over the environment.` + exitCodesHelp,
 		newDevnetCmd(),
 	)
 	documentEnv(root)
+	strictGroups(root)
+	root.SetFlagErrorFunc(flagError)
 	return root
 }

@@ -37,9 +37,11 @@ their scores over time and their duels; each duel's win rate with its Wilson ban
 ratio to beat; the vTrust table and weights; a leaderboard of models across envs. Also
 /metrics (Prometheus), /healthz, and with --pprof /debug/pprof/.
 
---data is a store directory or a node's data directory (its store/ is used). Pebble allows
-one process per store: to explore the store of a running node, mount the explorer in the
-node instead. With --chain the pages add on-chain commitments, stake, permits and weights.
+--data is a store directory or a node's data directory (its store/ is used). Any number of
+readers may share a store, but not with a writer: a running node's store is refused (a
+checkpoint, which the other read-only commands read, would not follow the node). Its
+explorer is the node's own: "ledger node --status ADDR" serves the same pages. With --chain
+the pages add on-chain commitments, stake, permits and weights.
 
 It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 		Example: `  ledger serve --data ~/.ledger --listen 127.0.0.1:8080
@@ -57,7 +59,7 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 			// store stays as it was.
 			s, err := ledger.OpenReadOnly(dir)
 			if err != nil {
-				return fmt.Errorf("%w (is a node running on it? mount the explorer in the node instead)", err)
+				return fmt.Errorf("%w (is a node running on it? its --status address serves this explorer)", err)
 			}
 			defer s.Close()
 			opts := explorer.Options{Pprof: pprof, Tempo: tempo, Refresh: refresh, Metrics: metrics.New(),

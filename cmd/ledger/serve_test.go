@@ -100,3 +100,21 @@ func TestServeBadData(t *testing.T) {
 		t.Errorf("serve created files in a directory that holds no store: %v", entries)
 	}
 }
+
+// TestServeStoreInUse: serve does not read a running node's store through
+// a checkpoint (its view would stop at the checkpoint while the node goes
+// on); the refusal is bad usage naming the node's --status explorer, which
+// serves the same pages over the live store.
+func TestServeStoreInUse(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	s, err := ledger.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	code, _, errs := ledgerRun(t, "serve", "--data", dir, "--listen", "127.0.0.1:0")
+	if code != exitUsage || !strings.Contains(errs, "store is in use") || !strings.Contains(errs, "--status") {
+		t.Errorf("serve a store open for writing: exit %d, %q; want exit 2 pointing at the node's --status", code, errs)
+	}
+}

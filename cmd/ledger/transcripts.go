@@ -76,7 +76,7 @@ order: env, challenge ID, score, validator, block height and CID, and the transc
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&miner, "miner", "", "the miner's hotkey (SS58)")
 	f.StringVar(&env, "env", "", "only this environment (a name ledger env list shows)")
 	f.BoolVar(&asJSON, "json", false, "print a JSON array")

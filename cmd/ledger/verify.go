@@ -110,7 +110,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "ledger store directory")
+	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&carFile, "car", "", "archive written by ledger export (- for standard input)")
 	f.StringVar(&chainSpec, "chain", "", "also hold every validator's on-chain commitment to its chain in the store")
 	f.StringVar(&validator, "validator", "", "verify only this validator's chain (SS58 hotkey)")

@@ -83,24 +83,28 @@ out of it (spec/epoch.md) and named after the table ("equivocators" in --json).`
 				return err
 			}
 			defer s.Close()
-			if k == 0 {
-				p, err := c.Params(cmd.Context())
-				if err != nil {
-					return err
-				}
-				h, err := c.Head(cmd.Context())
-				if err != nil {
-					return err
-				}
-				sched := p.Schedule()
-				if !sched.Valid() {
-					return fmt.Errorf("the chain reports tempo 0")
-				}
-				// Nothing to compute is not a failed check: usage, like
-				// an --epoch the chain has not reached.
-				if k = sched.Of(h.Number); k == 0 {
-					return usageError{fmt.Sprintf("no epoch has ended yet (chain head %d, tempo %d): the first ends at block %d", h.Number, p.Tempo, epoch.Boundary(1, sched))}
-				}
+			p, err := c.Params(cmd.Context())
+			if err != nil {
+				return err
+			}
+			h, err := c.Head(cmd.Context())
+			if err != nil {
+				return err
+			}
+			sched := p.Schedule()
+			if !sched.Valid() {
+				return fmt.Errorf("the chain reports tempo 0")
+			}
+			// Nothing to compute is not a failed check: usage, like
+			// an --epoch the chain has not reached.
+			ended := sched.Of(h.Number)
+			switch {
+			case k == 0 && ended == 0:
+				return usageError{fmt.Sprintf("no epoch has ended yet (chain head %d, tempo %d): the first ends at block %d", h.Number, p.Tempo, epoch.Boundary(1, sched))}
+			case k == 0:
+				k = ended
+			case k > ended && epoch.CheckEpoch(k, sched) == nil: // otherwise epoch.Compute names the overflow
+				return usageError{fmt.Sprintf("--epoch %d has not ended (chain head %d, tempo %d: it ends at block %d; the last that has ended is %d)", k, h.Number, p.Tempo, epoch.Boundary(k, sched), ended)}
 			}
 			out, w, err := epoch.Compute(cmd.Context(), c, epoch.NewAuditor(auditor, s), k, champ)
 			if errors.Is(err, epoch.ErrNoEpoch) {

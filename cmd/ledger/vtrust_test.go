@@ -127,6 +127,8 @@ func TestVtrustShowEpochs(t *testing.T) {
 		{[]string{"--epoch", "0"}, "--epoch 0"},
 		{[]string{"--epoch", "2305843009213693952"}, "--epoch 2305843009213693952"},
 		{nil, "no epoch has ended yet"},
+		// Not the chain's "block 360 is past the head": the epoch has not ended.
+		{[]string{"--epoch", "1"}, "--epoch 1 has not ended"},
 	} {
 		args := append([]string{"vtrust", "show", "--data", dir, "--chain", "local"}, c.args...)
 		code, out, errs := ledgerRun(t, args...)

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Bad usage names what is wrong and the help that says what is right.
+
+// flagError is every command's flag error: the flag and where to read
+// about the command's flags.
+func flagError(cmd *cobra.Command, err error) error {
+	return usageError{fmt.Sprintf("%v (see %s --help)", err, cmd.CommandPath())}
+}
+
+// strictGroups makes every command that only holds subcommands refuse an
+// argument it does not know. Cobra prints such a command's help and
+// exits 0 whatever follows it below the root, so "ledger env lsit"
+// looked like success; alone, a group still prints its help.
+func strictGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		strictGroups(sub)
+	}
+	if c.Runnable() || !c.HasSubCommands() {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's own default
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+		}
+		return usageError{fmt.Sprintf("%s; see %s --help", msg, cmd.CommandPath())}
+	}
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+}
