@@ -3,6 +3,7 @@ package validator
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"time"
 
@@ -89,6 +90,9 @@ type Config struct {
 	Metrics *metrics.Metrics
 	// Now gives transcript timestamps (default time.Now).
 	Now func() time.Time
+	// Logger receives what an operator must hear of: a miner whose calls
+	// fail (at most once a minute a miner, endpointwarn.go). Nil discards.
+	Logger *slog.Logger
 }
 
 // ErrConfig is wrapped by every configuration error.
@@ -134,6 +138,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.BlockSize < 0 || c.BlockSize > record.MaxTranscriptsPerBlock {
 		return c, fmt.Errorf("%w: block size %d, want 1 to %d", ErrConfig, c.BlockSize, record.MaxTranscriptsPerBlock)

@@ -38,6 +38,9 @@ func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id cha
 			v.cfg.Metrics.MinerError(c.ErrorKind)
 		}
 	}
+	if n := len(rec.Calls); n > 0 && rec.Calls[n-1].ErrorKind != "" {
+		v.failing.failed(v.cfg.Logger, finished, s, rec.Calls[n-1], rec.Error)
+	}
 	return newTranscript(v.pub, s.rec, d, seed, rec, started, finished), nil
 }
 

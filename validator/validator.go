@@ -52,6 +52,8 @@ type Validator struct {
 	blockMu sync.Mutex
 	// nextBlock is the height of the first block OnBlock has not seen.
 	nextBlock uint64
+
+	failing endpointWarnings
 }
 
 // New recovers the validator's state from its ledger (History and an

@@ -41,7 +41,9 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 	}
 	if w.evaluate {
 		vc := validator.Config{Chain: c, Endpoint: validator.DefaultEndpoint(w.chutesKey),
-			Client: inference.New(inference.Options{Timeout: w.timeout})}
+			Client:   inference.New(inference.Options{Timeout: w.timeout}),
+			Logger:   cfg.Logger,
+			Progress: validator.LogProgress(cfg.Logger)}
 		cfg.Services = append(cfg.Services, validator.Service{Config: vc})
 	}
 	if w.epochs {
