@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -39,6 +40,7 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 		}
 		return nil
 	}
+	warnUnregistered(cfg, c)
 	if w.evaluate {
 		vc := validator.Config{Chain: c, Endpoint: validator.DefaultEndpoint(w.chutesKey),
 			Client:   inference.New(inference.Options{Timeout: w.timeout}),
@@ -54,6 +56,27 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 		cfg.Services = append(cfg.Services, d)
 	}
 	return nil
+}
+
+// warnUnregistered warns when the node's hotkey holds no uid on the
+// subnet: the chain then refuses its commitments and weights, every
+// epoch, while the node duels and records as if all were well.
+func warnUnregistered(cfg *node.Config, c chain.Chain) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m, err := c.Metagraph(ctx)
+	if err != nil {
+		cfg.Logger.Warn("could not read the metagraph to check the hotkey's registration", "err", err)
+		return
+	}
+	n, ok := m.Find(cfg.Key.Public())
+	switch {
+	case !ok:
+		cfg.Logger.Warn("this hotkey is not registered on the subnet: the chain will refuse its commitments and weights (on the local chain: ledger chain register --hotkey ...)",
+			"hotkey", cfg.Key.Public(), "netuid", m.Netuid)
+	case !n.ValidatorPermit:
+		cfg.Logger.Warn("this hotkey has no validator permit: its weights do not count in consensus", "hotkey", cfg.Key.Public(), "uid", n.UID)
+	}
 }
 
 // chainNetuid is the subnet a node on chain c joins: the chain's. A

@@ -161,8 +161,10 @@ func TestNodeNetuidFollowsChain(t *testing.T) {
 	}
 	var out nodeOutput
 	done := startNode(nodeCtx, &out, "--data", filepath.Join(dir, "node"), "--key", keyFile,
-		"--listen", "/ip4/127.0.0.1/tcp/0", "--chain", "local", "--evaluate=false", "--epochs=false")
+		"--listen", "/ip4/127.0.0.1/tcp/0", "--chain", "local", "--evaluate=false", "--epochs=false", "--log-level", "warn")
 	netuid := waitFor(t, ctx, &out, regexp.MustCompile(`netuid (\d+) listening`))
+	// Alice holds no uid on the local chain's empty subnet.
+	waitFor(t, ctx, &out, regexp.MustCompile(`(this hotkey is not registered on the subnet)`))
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
