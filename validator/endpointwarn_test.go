@@ -1,35 +1,16 @@
 package validator_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/affine-ledger/ledger/inference"
+	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/validator"
 )
-
-// syncBuffer is a log destination the loop's goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestFailingEndpointIsWarnedOf: a miner whose every call fails loses its
 // challenges in silence no more: the validator warns of it, naming the
@@ -44,7 +25,7 @@ func TestFailingEndpointIsWarnedOf(t *testing.T) {
 	)
 	s := openStore(t, t.TempDir())
 	defer s.Close()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg := n.config(s, nil)
 	cfg.Envs = fastEnvs(t)

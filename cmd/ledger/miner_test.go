@@ -1,37 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/affine-ledger/ledger/envs/envtest"
 	"github.com/affine-ledger/ledger/envs/registry"
 	"github.com/affine-ledger/ledger/inference"
+	"github.com/affine-ledger/ledger/internal/syncbuf"
 )
-
-// lockedBuffer is written by the command's goroutine and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 var servingURL = regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+/v1)`)
 
@@ -41,7 +22,7 @@ var servingURL = regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+/v1)`)
 func startMiner(t *testing.T, args ...string) (string, func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	root := newRootCmd()
 	root.SetArgs(append([]string{"miner", "serve", "--listen", "127.0.0.1:0"}, args...))
 	root.SetOut(&out)

@@ -1,43 +1,24 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/affine-ledger/ledger/chain/local"
+	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/node"
 )
 
-// nodeOutput is a bytes.Buffer safe to read while a command writes it.
-type nodeOutput struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *nodeOutput) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *nodeOutput) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startNode runs "ledger node args..." until ctx ends; the returned channel
 // yields its error.
-func startNode(ctx context.Context, out *nodeOutput, args ...string) <-chan error {
+func startNode(ctx context.Context, out *syncbuf.Buffer, args ...string) <-chan error {
 	root := newRootCmd()
 	root.SetArgs(append([]string{"node", "--log-level", "error"}, args...))
 	root.SetOut(out)
@@ -48,7 +29,7 @@ func startNode(ctx context.Context, out *nodeOutput, args ...string) <-chan erro
 }
 
 // waitFor polls until re matches out and returns the first group.
-func waitFor(t *testing.T, ctx context.Context, out *nodeOutput, re *regexp.Regexp) string {
+func waitFor(t *testing.T, ctx context.Context, out *syncbuf.Buffer, re *regexp.Regexp) string {
 	t.Helper()
 	for {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
@@ -75,7 +56,7 @@ func TestNodeAndPeersCommands(t *testing.T) {
 	}
 	valData, obsData := filepath.Join(dir, "validator"), filepath.Join(dir, "observer")
 
-	var valOut, obsOut nodeOutput
+	var valOut, obsOut syncbuf.Buffer
 	valDone := startNode(nodeCtx, &valOut, "--data", valData, "--key", keyFile, "--listen", "/ip4/127.0.0.1/tcp/0")
 	id := waitFor(t, ctx, &valOut, regexp.MustCompile(`node (\S+) \(validator `+aliceAddress+`\)`))
 	addr := waitFor(t, ctx, &valOut, regexp.MustCompile(`listening on (\S+)`))
@@ -159,7 +140,7 @@ func TestNodeNetuidFollowsChain(t *testing.T) {
 	if err := keys.WriteKeyFile(keyFile, alice, false); err != nil {
 		t.Fatal(err)
 	}
-	var out nodeOutput
+	var out syncbuf.Buffer
 	done := startNode(nodeCtx, &out, "--data", filepath.Join(dir, "node"), "--key", keyFile,
 		"--listen", "/ip4/127.0.0.1/tcp/0", "--chain", "local", "--evaluate=false", "--epochs=false", "--log-level", "warn")
 	netuid := waitFor(t, ctx, &out, regexp.MustCompile(`netuid (\d+) listening`))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/explorer/explorertest"
+	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/ledger"
 )
 
@@ -34,7 +35,7 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
-	var out nodeOutput
+	var out syncbuf.Buffer
 	root := newRootCmd()
 	root.SetArgs([]string{"serve", "--data", dir, "--listen", "127.0.0.1:0", "--refresh", "0s"})
 	root.SetOut(&out)
