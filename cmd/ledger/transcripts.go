@@ -67,6 +67,15 @@ order: env, challenge ID, score, validator, block height and CID, and the transc
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), rows)
 			}
+			if len(rows) == 0 {
+				// Not an error: the miner may not have been dueled yet, or
+				// not by the validators this store replicates.
+				what := "no transcripts"
+				if env != "" {
+					what += " in env " + env
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s of miner %s in this store\n", what, m)
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, "ENV\tCHALLENGE\tSCORE\tVALIDATOR\tHEIGHT\tBLOCK\tTRANSCRIPT")
 			for _, r := range rows {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -42,5 +43,21 @@ func TestTranscriptsEnvFilter(t *testing.T) {
 		if r.Env != env {
 			t.Errorf("--env %s listed a transcript of %s", env, r.Env)
 		}
+	}
+}
+
+// TestTranscriptsOfUnknownMiner: a miner with no transcript in the store
+// gets the table's header and a line on stderr saying so, exit 0: the
+// miner may not have been dueled yet.
+func TestTranscriptsOfUnknownMiner(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	stranger := verifytest.Key(9).Public().String()
+	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", stranger)
+	if code != 0 || !strings.HasPrefix(out, "ENV") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	if !strings.Contains(errs, "no transcripts of miner "+stranger) {
+		t.Errorf("stderr does not say the miner has no transcripts: %q", errs)
 	}
 }
