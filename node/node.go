@@ -63,9 +63,11 @@ type Config struct {
 	// Peers are static peers (multiaddresses ending in /p2p/<id>).
 	Peers []peer.AddrInfo
 	// Validators whose blocks are accepted; empty accepts every validly
-	// signed chain (until the metagraph supplies the set).
-	Validators []keys.PublicKey
-	MDNS       bool
+	// signed chain, unless ValidatorSet is set, which overrides it (a
+	// ChainSet's, for a node on a chain).
+	Validators   []keys.PublicKey
+	ValidatorSet p2p.ValidatorSet
+	MDNS         bool
 	// StatusAddr, if set, serves GET /status (JSON) and /metrics
 	// (Prometheus) there; it must be a loopback address.
 	StatusAddr string
@@ -165,8 +167,8 @@ func Start(cfg Config) (_ *Node, err error) {
 	nc := cfg.Network
 	nc.NetUID, nc.Identity, nc.Listen, nc.Peers = cfg.NetUID, identity, cfg.Listen, cfg.Peers
 	nc.Key, nc.MDNS, nc.Logger, nc.Metrics = cfg.Key, cfg.MDNS, cfg.Logger, n.registry
-	nc.Validators = nil
-	if len(cfg.Validators) > 0 {
+	nc.Validators = cfg.ValidatorSet
+	if nc.Validators == nil && len(cfg.Validators) > 0 {
 		nc.Validators = p2p.NewStaticSet(cfg.Validators...)
 	}
 	if n.net, err = p2p.Start(store, nc); err != nil {

@@ -107,8 +107,7 @@ func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub
 		return pubsub.ValidationReject
 	}
 	if !n.cfg.Validators.Contains(rb.Validator) {
-		n.strike(from, fmt.Errorf("block of unknown validator %s", rb.Validator))
-		return pubsub.ValidationReject
+		return n.unknownValidator(from, fmt.Errorf("block of unknown validator %s", rb.Validator))
 	}
 	m.ValidatorData = rb
 	// The forwarder stored the block before forwarding it.
@@ -151,6 +150,23 @@ func (n *Network) unservedObjects(from peer.ID, rb *wire.ReceivedBlock, err erro
 	case n.ctx.Err() == nil:
 		n.strike(from, err)
 	}
+}
+
+// unknownValidator answers a gossiped record of a validator outside the
+// node's set: a fixed set (--validator) rejects it and strikes the
+// forwarder; a changing one (ChangingSet) ignores it, since the forwarder
+// may have read a newer set than this node.
+func (n *Network) unknownValidator(from peer.ID, err error) pubsub.ValidationResult {
+	set := n.cfg.Validators
+	if w, ok := set.(withLocal); ok {
+		set = w.ValidatorSet
+	}
+	if _, changing := set.(*ChangingSet); changing {
+		n.log.Debug("p2p: ignored gossip", "peer", from, "err", err)
+		return pubsub.ValidationIgnore
+	}
+	n.strike(from, err)
+	return pubsub.ValidationReject
 }
 
 // storesHeight reports whether the store has v's chain up to height (a
@@ -272,8 +288,7 @@ func (n *Network) checkForkMessage(from peer.ID, m *pubsub.Message) pubsub.Valid
 		return pubsub.ValidationReject
 	}
 	if !n.cfg.Validators.Contains(p.Validator) {
-		n.strike(from, fmt.Errorf("fork proof of unknown validator %s", p.Validator))
-		return pubsub.ValidationReject
+		return n.unknownValidator(from, fmt.Errorf("fork proof of unknown validator %s", p.Validator))
 	}
 	m.ValidatorData = p
 	n.peers.claim(from, wire.Head{Validator: p.Validator, Height: p.Height}, false)

@@ -21,6 +21,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/node"
+	"github.com/affine-ledger/ledger/p2p"
 	"github.com/affine-ledger/ledger/validator"
 )
 
@@ -55,6 +56,22 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 		}
 		cfg.Services = append(cfg.Services, d)
 	}
+	return nil
+}
+
+// chainValidators makes the node accept the chains of the hotkeys
+// registered on c's subnet only (node.ChainSet), read now and kept up to
+// date while it runs.
+func chainValidators(ctx context.Context, cfg *node.Config, c chain.Chain) error {
+	set := p2p.NewChangingSet()
+	cs := node.ChainSet{Chain: c, Set: set, Logger: cfg.Logger}
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := cs.Refresh(rctx); err != nil {
+		return err
+	}
+	cfg.ValidatorSet = set
+	cfg.Services = append(cfg.Services, cs)
 	return nil
 }
 
@@ -179,6 +196,11 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 					return err
 				}
 				cfg.NetUID = netuid
+				if len(cfg.Validators) == 0 {
+					if err := chainValidators(cmd.Context(), &cfg, c); err != nil {
+						return err
+					}
+				}
 				if err := nodeServices(&cfg, c, nodeWork{evaluate: evaluate, epochs: epochs, chutesKey: chutesKey, timeout: minerTimeout}); err != nil {
 					return err
 				}
@@ -220,7 +242,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 	f.StringVar(&keyFile, "key", "", "validator key file (omit to run an observer)")
 	f.StringArrayVar(&listen, "listen", []string{"/ip4/0.0.0.0/tcp/4001", "/ip4/0.0.0.0/udp/4001/quic-v1"}, "multiaddress to listen on (repeatable)")
 	f.StringArrayVar(&peers, "peer", nil, "static peer, /ip4/.../tcp/.../p2p/<peer ID> (repeatable)")
-	f.StringArrayVar(&validators, "validator", nil, "SS58 address of a validator whose blocks to accept (repeatable; default: all)")
+	f.StringArrayVar(&validators, "validator", nil, "SS58 address of a validator whose blocks to accept (repeatable; default: the hotkeys registered on --chain's subnet, or all without --chain)")
 	f.Uint16Var(&netuid, "netuid", 0, "subnet whose ledger to join (gossip topics are per subnet); with --chain, the chain's subnet")
 	f.BoolVar(&mdns, "mdns", false, "also find peers on the local network by mDNS")
 	f.StringVar(&statusAddr, "status", "", "serve GET /status and /metrics on this loopback address (e.g. 127.0.0.1:8080)")
