@@ -64,11 +64,17 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 			r := progressbar.NewReader(src, bar)
 			st, err := archive.Import(s, &r, archive.ImportOptions{Check: importCheck(vf)})
 			bar.Finish()
+			kept := ""
+			if err != nil && st.Blocks > 0 {
+				// What came before the failure passed every check, and
+				// the store keeps it.
+				kept = fmt.Sprintf(" (the %d blocks before it are stored: each passed every check)", st.Blocks)
+			}
 			switch {
 			case errors.Is(err, archive.ErrMalformed):
-				return usageError{fmt.Sprintf("%s: %v", name, err)}
+				return usageError{fmt.Sprintf("%s: %v%s", name, err, kept)}
 			case err != nil:
-				return checkFailed{fmt.Sprintf("%s: %v", name, err)}
+				return checkFailed{fmt.Sprintf("%s: %v%s", name, err, kept)}
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), st)

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/ledger"
@@ -132,5 +134,31 @@ func TestImportBadArchiveCreatesNoStore(t *testing.T) {
 				t.Fatalf("import of an unreadable archive created %s (%d files)", dst, len(entries))
 			}
 		})
+	}
+}
+
+// TestImportCutShortSaysWhatItKept: an archive cut short fails, and the
+// failure says how many blocks before the damage the store kept; they
+// are there, and verify.
+func TestImportCutShortSaysWhatItKept(t *testing.T) {
+	t.Parallel()
+	src, _ := builtLedger(t)
+	car := filepath.Join(t.TempDir(), "ledger.car")
+	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
+		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	raw, err := os.ReadFile(car)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := writeFile(t, string(raw[:len(raw)*2/3]))
+	dst := filepath.Join(t.TempDir(), "new")
+	code, out, errs := ledgerRun(t, "import", "--data", dst, "--car", cut)
+	m := regexp.MustCompile(`the (\d+) blocks before it are stored`).FindStringSubmatch(errs)
+	if code == 0 || m == nil {
+		t.Fatalf("import of a cut archive: exit %d, %q %q", code, out, errs)
+	}
+	if code, out, errs := ledgerRun(t, "verify", "--data", dst, "--no-reexec", "--json"); code != 0 || !strings.Contains(out, `"blocks": `+m[1]) {
+		t.Fatalf("the %s blocks kept: verify exit %d, %s %s", m[1], code, out, errs)
 	}
 }
