@@ -227,9 +227,9 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 			}
 			select {
 			case <-ctx.Done():
-				fmt.Fprintln(cmd.ErrOrStderr(), "shutting down")
+				cfg.Logger.Info("shutting down")
 			case <-n.Failed():
-				fmt.Fprintln(cmd.ErrOrStderr(), "node failed, shutting down:", n.Err())
+				cfg.Logger.Error("node failed, shutting down", "err", n.Err())
 			}
 			if err := n.Close(); err != nil {
 				return fmt.Errorf("node shutdown: %w", err)
