@@ -1,7 +1,6 @@
 package validator_test
 
 import (
-	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -35,20 +34,8 @@ func TestFailingEndpointIsWarnedOf(t *testing.T) {
 	v := newValidator(t, cfg)
 	defer v.Close()
 
-	ctx, cancel := context.WithCancel(testCtx(t, 40*time.Second))
-	defer cancel()
 	n.autoAdvance(t, 5*time.Millisecond)
-	done := make(chan error, 1)
-	go func() { done <- v.Run(ctx) }()
-	for len(v.History().Entries) < 1 {
-		select {
-		case err := <-done:
-			t.Fatalf("Run stopped: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	cancel()
-	<-done
+	runDuels(t, testCtx(t, 40*time.Second), v, 1)
 	out := logs.String()
 	broken := n.miners["Broken"].Hotkey.String()
 	if got := strings.Count(out, "miner calls failing"); got != 1 {

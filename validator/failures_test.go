@@ -1,8 +1,6 @@
 package validator_test
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -34,22 +32,8 @@ func TestFailingMinersLoseAndLoopGoesOn(t *testing.T) {
 	v := newValidator(t, cfg)
 	defer v.Close()
 
-	ctx, cancel := context.WithCancel(testCtx(t, 40*time.Second))
-	defer cancel()
 	n.autoAdvance(t, 5*time.Millisecond)
-	done := make(chan error, 1)
-	go func() { done <- v.Run(ctx) }()
-	for len(v.History().Entries) < 4 {
-		select {
-		case err := <-done:
-			t.Fatalf("Run stopped after %d duels: %v", len(v.History().Entries), err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run: %v", err)
-	}
+	runDuels(t, testCtx(t, 40*time.Second), v, 4)
 	h := v.History()
 	for _, e := range h.Entries {
 		if e.Winner != "champion" || e.Champion.Hotkey != n.miners["Champ"].Hotkey {

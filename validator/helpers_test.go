@@ -3,6 +3,7 @@ package validator_test
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -247,4 +248,27 @@ func describe(r duel.Result) string {
 		s += fmt.Sprintf(" %s %dW/%dL/%dD %s(%s)", e.Env, e.Wins, e.Losses, e.Draws, e.Decision, e.Reason)
 	}
 	return s
+}
+
+// runDuels runs v until its history holds want duels, then stops it and
+// checks that Run ended with the stop.
+func runDuels(t *testing.T, ctx context.Context, v *validator.Validator, want int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- v.Run(ctx) }()
+	for len(v.History().Entries) < want {
+		select {
+		case err := <-done:
+			t.Fatalf("Run stopped after %d of %d duels: %v", len(v.History().Entries), want, err)
+		case <-ctx.Done():
+			t.Fatalf("the loop stalled: %d of %d duels", len(v.History().Entries), want)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v", err)
+	}
 }

@@ -112,24 +112,8 @@ func TestHostileMinersLoseAndLoopGoesOn(t *testing.T) {
 	v := newValidator(t, cfg)
 	defer v.Close()
 
-	ctx, cancel := context.WithCancel(testCtx(t, 120*time.Second))
-	defer cancel()
 	n.autoAdvance(t, 5*time.Millisecond)
-	done := make(chan error, 1)
-	go func() { done <- v.Run(ctx) }()
-	for len(v.History().Entries) < len(modes) {
-		select {
-		case err := <-done:
-			t.Fatalf("Run stopped after %d duels: %v", len(v.History().Entries), err)
-		case <-ctx.Done():
-			t.Fatalf("the loop stalled: %d of %d duels after 120 s", len(v.History().Entries), len(modes))
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run: %v", err)
-	}
+	runDuels(t, testCtx(t, 120*time.Second), v, len(modes))
 	h := v.History()
 	champ := n.keys["Champ"].Public()
 	for _, e := range h.Entries {
