@@ -23,20 +23,29 @@ func TestDethroneSticksUnderCommitReveal(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			w := newModelWorld(t, cr, 23, []uint64{100, 100, 100, 100})
-			ds := w.drivers(t, w.champ)
-			want := map[uint64]string{1: "champion", 2: "champion", 3: "contender", 4: "contender", 5: "contender", 6: "contender"}
-			for k := uint64(1); k <= 6; k++ {
-				for i, rep := range w.stepAll(t, ds, k) {
-					got := "champion"
-					if rep.Output.Champion.Hotkey == w.con.Hotkey {
-						got = "contender"
-					}
-					if got != want[k] {
-						t.Errorf("validator %d: epoch %d ends with the %s, want the %s", i, k, got, want[k])
-					}
-				}
-			}
+			dethroneSticks(t, w, func(uint64, int, Report) {})
 		})
+	}
+}
+
+// dethroneSticks runs epochs 1 to 6 of w, whose contender wins the duel
+// anchored in epoch 3's window, checks every validator's champion after
+// each, and hands each report to check.
+func dethroneSticks(t *testing.T, w *modelWorld, check func(k uint64, validator int, rep Report)) {
+	t.Helper()
+	ds := w.drivers(t, w.champ)
+	want := map[uint64]string{1: "champion", 2: "champion", 3: "contender", 4: "contender", 5: "contender", 6: "contender"}
+	for k := uint64(1); k <= 6; k++ {
+		for i, rep := range w.stepAll(t, ds, k) {
+			got := "champion"
+			if rep.Output.Champion.Hotkey == w.con.Hotkey {
+				got = "contender"
+			}
+			if got != want[k] {
+				t.Errorf("validator %d: epoch %d ends with the %s, want the %s", i, k, got, want[k])
+			}
+			check(k, i, rep)
+		}
 	}
 }
 
@@ -49,23 +58,12 @@ func TestRevealsUnderSubtensorEpochs(t *testing.T) {
 	w := newModelWorld(t, true, 23, []uint64{100, 100, 100, 100}, func(g *local.Genesis) {
 		g.Netuid, g.SubtensorEpochs = 3, true
 	})
-	ds := w.drivers(t, w.champ)
-	want := map[uint64]string{1: "champion", 2: "champion", 3: "contender", 4: "contender", 5: "contender", 6: "contender"}
-	for k := uint64(1); k <= 6; k++ {
-		for i, rep := range w.stepAll(t, ds, k) {
-			got := "champion"
-			if rep.Output.Champion.Hotkey == w.con.Hotkey {
-				got = "contender"
-			}
-			if got != want[k] {
-				t.Errorf("validator %d: epoch %d ends with the %s, want the %s", i, k, got, want[k])
-			}
-			// Epoch k reveals epoch k−1's commit (reveal period 1).
-			if k > 1 && rep.Revealed != 1 {
-				t.Errorf("validator %d: epoch %d revealed %d commits, want 1", i, k, rep.Revealed)
-			}
+	dethroneSticks(t, w, func(k uint64, i int, rep Report) {
+		// Epoch k reveals epoch k−1's commit (reveal period 1).
+		if k > 1 && rep.Revealed != 1 {
+			t.Errorf("validator %d: epoch %d revealed %d commits, want 1", i, k, rep.Revealed)
 		}
-	}
+	})
 	ctx := context.Background()
 	rows, err := w.chain.Weights(ctx)
 	if err != nil {
