@@ -161,3 +161,19 @@ func startFresh(t *testing.T, tune ...func(*Config)) *Network {
 	t.Cleanup(func() { store.Close() })
 	return startOn(t, store, tune...)
 }
+
+// readObjectsRequest reads the objects request a stream opens with, or
+// resets the stream and returns nil when it opens with anything else.
+func readObjectsRequest(s network.Stream) *wire.ObjectsRequest {
+	data, err := wire.ReadFrame(bufio.NewReader(s), wire.MaxRequestBytes)
+	if err != nil {
+		s.Reset()
+		return nil
+	}
+	req, err := wire.DecodeRequest(data)
+	if err != nil || req.Objects == nil {
+		s.Reset()
+		return nil
+	}
+	return req.Objects
+}

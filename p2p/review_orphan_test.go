@@ -1,7 +1,6 @@
 package p2p
 
 import (
-	"bufio"
 	"context"
 	"sync/atomic"
 	"testing"
@@ -39,17 +38,11 @@ func TestReviewNoObjectsFetchedForAnOrphan(t *testing.T) {
 	var served atomic.Int64
 	serving := &Network{store: theirs}
 	h.SetStreamHandler(wire.SyncProtocol, func(s network.Stream) {
-		data, err := wire.ReadFrame(bufio.NewReader(s), wire.MaxRequestBytes)
-		if err != nil {
-			s.Reset()
+		objects := readObjectsRequest(s)
+		if objects == nil {
 			return
 		}
-		req, err := wire.DecodeRequest(data)
-		if err != nil || req.Objects == nil {
-			s.Reset()
-			return
-		}
-		or, err := serving.serveObjects(req.Objects)
+		or, err := serving.serveObjects(objects)
 		if err != nil {
 			s.Reset()
 			return

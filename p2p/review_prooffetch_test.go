@@ -1,7 +1,6 @@
 package p2p
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -80,19 +79,13 @@ func objectServer(t *testing.T, n *Network, blobs map[cid.Cid][]byte) (host.Host
 	t.Cleanup(func() { h.Close() })
 	var served atomic.Int64
 	h.SetStreamHandler(wire.SyncProtocol, func(s network.Stream) {
-		data, err := wire.ReadFrame(bufio.NewReader(s), wire.MaxRequestBytes)
-		if err != nil {
-			s.Reset()
-			return
-		}
-		req, err := wire.DecodeRequest(data)
-		if err != nil || req.Objects == nil {
-			s.Reset()
+		objects := readObjectsRequest(s)
+		if objects == nil {
 			return
 		}
 		or := &wire.ObjectsResponse{Objects: [][]byte{}}
 		size := 0
-		for _, l := range req.Objects.CIDs {
+		for _, l := range objects.CIDs {
 			b, ok := blobs[l.Cid]
 			if !ok {
 				continue
