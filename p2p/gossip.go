@@ -157,11 +157,7 @@ func (n *Network) unservedObjects(from peer.ID, rb *wire.ReceivedBlock, err erro
 // forwarder; a changing one (ChangingSet) ignores it, since the forwarder
 // may have read a newer set than this node.
 func (n *Network) unknownValidator(from peer.ID, err error) pubsub.ValidationResult {
-	set := n.cfg.Validators
-	if w, ok := set.(withLocal); ok {
-		set = w.ValidatorSet
-	}
-	if _, changing := set.(*ChangingSet); changing {
+	if n.changingSet {
 		n.log.Debug("p2p: ignored gossip", "peer", from, "err", err)
 		return pubsub.ValidationIgnore
 	}

@@ -109,11 +109,13 @@ func (w withLocal) Contains(v keys.PublicKey) bool { return v == w.local || w.Va
 // and the sync protocol over one store. All methods are safe for concurrent
 // use.
 type Network struct {
-	cfg   Config
-	log   *slog.Logger
-	store *ledger.Store
-	host  host.Host
-	ps    *pubsub.PubSub
+	cfg Config
+	// changingSet: the validator set is a ChangingSet (unknownValidator).
+	changingSet bool
+	log         *slog.Logger
+	store       *ledger.Store
+	host        host.Host
+	ps          *pubsub.PubSub
 
 	blocks, forks *pubsub.Topic
 	subs          []*pubsub.Subscription
@@ -141,11 +143,13 @@ type Network struct {
 // Start starts the network on store: host, gossip, sync, reconnect loop.
 // Close it before closing the store.
 func Start(store *ledger.Store, cfg Config) (*Network, error) {
+	// Decided before defaults wraps the set in the local validator's.
+	_, changingSet := cfg.Validators.(*ChangingSet)
 	cfg.defaults()
 	if cfg.Identity == nil {
 		return nil, errors.New("p2p: no node identity")
 	}
-	n := &Network{cfg: cfg, log: cfg.Logger, store: store, bans: newBans(), hub: newHub(), seq: newSequencer(), scores: &scoreBoard{}}
+	n := &Network{cfg: cfg, changingSet: changingSet, log: cfg.Logger, store: store, bans: newBans(), hub: newHub(), seq: newSequencer(), scores: &scoreBoard{}}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.metrics = newMetrics(cfg.Metrics)
 	n.peers = newPeerTable()
