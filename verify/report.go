@@ -64,6 +64,10 @@ type Report struct {
 	SeedsExact      int `json:"seeds_exact"`
 	SeedsDerived    int `json:"seeds_derived"`
 	SeedsUnverified int `json:"seeds_unverified"`
+	// Commitments counts the on-chain commitments held to the ledger
+	// (ledger verify --chain; each that does not match is also a failure),
+	// nil when none were asked for.
+	Commitments *int `json:"commitments,omitempty"`
 }
 
 func (r *Report) fail(f Failure) {

@@ -92,6 +92,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 				}
 				rep.Failures = append(rep.Failures, fails...)
 				rep.OK = rep.OK && len(fails) == 0
+				rep.Commitments = &n
 				if !asJSON {
 					fmt.Fprintf(cmd.OutOrStdout(), "%d on-chain commitments checked, %d do not match the ledger\n", n, len(fails))
 				}

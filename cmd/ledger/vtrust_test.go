@@ -71,6 +71,13 @@ func TestVerifyChainVtrustWeights(t *testing.T) {
 	if len(rep.Failures) != 1 || rep.Failures[0].Validator != ks[liar].Public().String() || !strings.Contains(rep.Failures[0].Reason, "commitment") {
 		t.Fatalf("failures %+v, want one about the liar's commitment", rep.Failures)
 	}
+	if rep.Commitments == nil || *rep.Commitments != len(ks) {
+		t.Fatalf("commitments %v in %s, want %d checked", rep.Commitments, out, len(ks))
+	}
+	out, _ = runCLI(t, "verify", "--data", dir, "--no-reexec", "--json")
+	if strings.Contains(out, `"commitments"`) {
+		t.Fatalf("verify without --chain reports commitments: %s", out)
+	}
 
 	out, code = runCLI(t, "vtrust", "show", "--data", dir, "--chain", spec, "--json")
 	if code != exitOK {
