@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 )
 
 // watchPeers exchanges status with every newly connected peer and forgets
@@ -48,6 +49,13 @@ func (n *Network) keepConnected(ai peer.AddrInfo) {
 			absentSince = time.Time{}
 			if n.bans.banned(ai.ID) {
 				break
+			}
+			// The swarm backs off from an address whose dial failed (5 s
+			// at first, then up to 5 minutes) and refuses dials to it
+			// meanwhile without trying; a static peer is dialed on this
+			// loop's schedule instead, itself backing off to maxDelay.
+			if sw, ok := n.host.Network().(*swarm.Swarm); ok {
+				sw.Backoff().Clear(ai.ID)
 			}
 			ctx, cancel := context.WithTimeout(n.ctx, 5*time.Second)
 			err := n.host.Connect(ctx, ai)
