@@ -57,6 +57,13 @@ func (c *Cursor) Key(name string) {
 	if c.err != nil {
 		return
 	}
+	// A record's keys are short: read in place, a key is its head byte
+	// (major type and length) and its bytes, one comparison.
+	if d := &c.d; len(name) < 24 && len(d.data)-d.off > len(name) &&
+		d.data[d.off] == majorText|byte(len(name)) && string(d.data[d.off+1:d.off+1+len(name)]) == name {
+		d.off += 1 + len(name)
+		return
+	}
 	start := c.d.off
 	b, err := c.d.str(majorText)
 	if err == nil && string(b) != name {
