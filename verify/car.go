@@ -56,6 +56,59 @@ type carVerifier struct {
 	passedRoots int
 	// rootAt indexes the roots by CID, built when first needed.
 	rootAt map[cid.Cid]int
+	// ahead is the section after a block's last object, read as soon as
+	// that object was (readAhead), nil if not read yet.
+	ahead *topSection
+}
+
+// topSection is a section where a block or fork proof may be, read and
+// looked at: cidErr is its bytes against its CID, and only if they match,
+// kind and blk say what it is. sig, if not nil, is blk's signature check,
+// started when the section was read ahead.
+type topSection struct {
+	sec    archive.Section
+	err    error
+	cidErr error
+	kind   archive.Kind
+	blk    *record.Block
+	sig    <-chan error
+}
+
+// next reads the next section where a block or fork proof may be.
+func (c *carVerifier) next() topSection {
+	if t := c.ahead; t != nil {
+		c.ahead = nil
+		return *t
+	}
+	return c.readTop()
+}
+
+func (c *carVerifier) readTop() topSection {
+	var t topSection
+	if t.sec, t.err = c.ar.Next(); t.err != nil {
+		return t
+	}
+	// Nothing a section says is used before its bytes are checked
+	// against its CID: damaged bytes may claim any validator.
+	t.kind = archive.Other
+	if t.cidErr = codec.CheckCID(t.sec.Data, t.sec.CID); t.cidErr == nil {
+		t.kind, t.blk = archive.ClassifyBlock(t.sec.Data)
+	}
+	return t
+}
+
+// readAhead reads the section after a block's objects once the last of
+// them was fetched, on the goroutine that fetched it (a pipeline's worker,
+// while the others still check the block's transcripts), so that the next
+// block's reading, decoding and signature check do not wait for this
+// block's end with a core idle. What it reads is used exactly as if read
+// later: nothing else reads the archive in between.
+func (c *carVerifier) readAhead() {
+	t := c.readTop()
+	if t.kind == archive.Block {
+		t.sig = checkSignature(t.blk)
+	}
+	c.ahead = &t
 }
 
 // carChain is how a chain of the archive ended, for the roots check.
@@ -88,7 +141,8 @@ func (c *carVerifier) run() {
 // the end.
 func (c *carVerifier) read() bool {
 	for {
-		sec, err := c.ar.Next()
+		t := c.next()
+		sec, err := t.sec, t.err
 		if err != nil {
 			c.settleLost(nil)
 			if errors.Is(err, io.EOF) {
@@ -103,13 +157,7 @@ func (c *carVerifier) read() bool {
 			}
 			continue
 		}
-		// Nothing a section says is used before its bytes are checked
-		// against its CID: damaged bytes may claim any validator.
-		cidErr := codec.CheckCID(sec.Data, sec.CID)
-		kind, blk := archive.Other, (*record.Block)(nil)
-		if cidErr == nil {
-			kind, blk = archive.ClassifyBlock(sec.Data)
-		}
+		cidErr, kind, blk := t.cidErr, t.kind, t.blk
 		if c.lost {
 			if !c.resumesAt(cidErr, kind, blk) {
 				if cidErr != nil {
@@ -125,7 +173,7 @@ func (c *carVerifier) read() bool {
 		case cidErr != nil:
 			c.damagedSection(sec)
 		case kind == archive.Block:
-			if !c.block(sec, blk) {
+			if !c.block(sec, &preread{shape: blk, sig: t.sig}) {
 				return false
 			}
 		case kind == archive.ForkProof:
@@ -167,9 +215,10 @@ func (c *carVerifier) forkProof(sec archive.Section) {
 }
 
 // block verifies one block, whose section hashes to its CID and decoded
-// to blk (structure unchecked), pulling its objects from the sections
-// after it. It returns false when the archive cannot be read on.
-func (c *carVerifier) block(sec archive.Section, blk *record.Block) bool {
+// to pre.shape (structure unchecked), pulling its objects from the
+// sections after it. It returns false when the archive cannot be read on.
+func (c *carVerifier) block(sec archive.Section, pre *preread) bool {
+	blk := pre.shape
 	if c.v == nil || blk.Validator != *c.v {
 		if c.v != nil && bytes.Compare(blk.Validator[:], c.v[:]) < 0 {
 			// The block is genuine but out of place: what follows it
@@ -207,12 +256,15 @@ func (c *carVerifier) block(sec archive.Section, blk *record.Block) bool {
 			return nil, fmt.Errorf("not in the archive where the block's links put it (%s is %s)", o.Where(), o.CID)
 		}
 		fetched = append(fetched, archive.Section{Index: o.Index, Offset: o.Offset, CID: o.CID})
+		if len(fetched) == len(blk.Transcripts)+len(blk.Decisions) {
+			c.readAhead()
+		}
 		return o.Data, nil
 	}
 	before := len(c.vf.rep.Failures)
 	// The block's transcripts are read into recycled buffers: check keeps
 	// nothing of their bytes (TestCheckKeepsNothingOfRaw).
-	c.vf.block(sec.Data, sec.CID, blk, source{fetch: fetch, release: c.ar.Recycle})
+	c.vf.block(sec.Data, sec.CID, pre, source{fetch: fetch, release: c.ar.Recycle})
 	if c.vf.Failed() {
 		if len(c.vf.rep.Failures) > before {
 			locate(&c.vf.rep.Failures[len(c.vf.rep.Failures)-1], sec, fetched, fetchFailed)

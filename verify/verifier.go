@@ -169,10 +169,18 @@ func (vf *Verifier) Block(raw []byte, c cid.Cid, fetch Fetch) {
 	vf.block(raw, c, nil, src)
 }
 
-// block verifies a block; shape, if not nil, is what codec.Unmarshal
-// decoded from raw, which the caller had to decode already (a stream's
-// driver, to tell a block from a fork proof).
-func (vf *Verifier) block(raw []byte, c cid.Cid, shape *record.Block, src source) {
+// preread is what a stream's driver found of a block before handing it
+// over: raw hashes to c, shape is what codec.Unmarshal decoded from raw
+// (to tell a block from a fork proof), and sig, if not nil, delivers
+// shape's signature check, started while the block before it finished.
+type preread struct {
+	shape *record.Block
+	sig   <-chan error
+}
+
+// block verifies a block; pre, if not nil, is what the caller found of it
+// already.
+func (vf *Verifier) block(raw []byte, c cid.Cid, pre *preread, src source) {
 	ch := vf.ch
 	if ch == nil || ch.failed {
 		return
@@ -184,11 +192,13 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, shape *record.Block, src source
 	fail := func(format string, args ...any) {
 		vf.failChain(blockFailure(ch.v, ch.next, c, -1, format, args...))
 	}
-	if err := codec.CheckCID(raw, c); err != nil {
-		fail("block bytes do not match their CID: %v", err)
-		return
+	if pre == nil {
+		if err := codec.CheckCID(raw, c); err != nil {
+			fail("block bytes do not match their CID: %v", err)
+			return
+		}
 	}
-	blk, err := decodeBlock(raw, shape)
+	blk, err := decodeBlock(raw, pre)
 	if err != nil {
 		fail("%v", err)
 		return
@@ -196,8 +206,13 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, shape *record.Block, src source
 	// The signature check, the costliest of a block's own, runs while the
 	// pipeline checks the first transcripts; its verdict still comes
 	// before theirs.
-	sigErr := make(chan error, 1)
-	go func() { sigErr <- blk.VerifySignature() }()
+	var sigErr <-chan error
+	if pre != nil {
+		sigErr = pre.sig
+	}
+	if sigErr == nil {
+		sigErr = checkSignature(blk)
+	}
 	signed := sync.OnceValue(func() error { return <-sigErr })
 	if err := vf.checkLinks(blk, signed); err != nil {
 		fail("%v", err)
@@ -230,14 +245,22 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, shape *record.Block, src source
 
 // decodeBlock is record.DecodeBlock, given what its decoding step gives
 // when the caller has it.
-func decodeBlock(raw []byte, shape *record.Block) (*record.Block, error) {
-	if shape == nil || len(raw) > record.MaxBlockBytes {
+func decodeBlock(raw []byte, pre *preread) (*record.Block, error) {
+	if pre == nil || len(raw) > record.MaxBlockBytes {
 		return record.DecodeBlock(raw)
 	}
-	if err := shape.Check(); err != nil {
+	if err := pre.shape.Check(); err != nil {
 		return nil, err
 	}
-	return shape, nil
+	return pre.shape, nil
+}
+
+// checkSignature starts b's signature check, which delivers its verdict
+// once; b must not change meanwhile.
+func checkSignature(b *record.Block) <-chan error {
+	verdict := make(chan error, 1)
+	go func() { verdict <- b.VerifySignature() }()
+	return verdict
 }
 
 // checkLinks checks what ties a block to its chain: the validator, the
