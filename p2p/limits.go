@@ -15,6 +15,11 @@ const (
 	// holds only its own slots.
 	MaxStreamsPerPeer = 8
 	MaxStreams        = 64
+	// MaxStreamsOutsideSet bounds the slots held at once by peers whose
+	// status did not bind them to a validator of the node's set: peer IDs
+	// cost nothing, and eight of them would otherwise hold every slot
+	// while a validator's node waits for a block.
+	MaxStreamsOutsideSet = MaxStreams / 2
 	// MaxResponseMemory bounds the bytes of sync responses a responder
 	// holds at once, over all peers: a blocks or objects response reserves
 	// maxResponseBody before it is built, then exactly its size until it is

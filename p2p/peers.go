@@ -86,6 +86,15 @@ func (t *peerTable) setStatus(p peer.ID, st *wire.Status, inSet func(keys.Public
 	}
 }
 
+// boundIn reports whether p's last status bound it to a validator that
+// inSet holds.
+func (t *peerTable) boundIn(p peer.ID, inSet func(keys.PublicKey) bool) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.m[p]
+	return ok && s.binding != nil && inSet(s.binding.Validator)
+}
+
 // sweep forgets every peer that is not connected. A claim can be recorded
 // just after its peer disconnected (a status or a gossip message still
 // being handled when forget ran); without this, peers that come and go

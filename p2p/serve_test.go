@@ -36,16 +36,7 @@ func served(t *testing.T, cfg Config) (*Network, host.Host) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	h, err := NewHost(newIdentity(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	h.SetStreamHandler(wire.SyncProtocol, func(s network.Stream) { s.Reset() }) // refuse its status requests
-	if err := h.Connect(context.Background(), n.AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	return n, h
+	return n, connectedHost(t, n)
 }
 
 // send sends one raw request frame and returns the stream to read the

@@ -32,7 +32,7 @@ func (n *Network) serve(s network.Stream) {
 	}
 	stop := context.AfterFunc(n.ctx, func() { s.Reset() })
 	defer stop()
-	release, ok, own := n.serving.open(p)
+	release, ok, own := n.serving.open(p, n.peers.boundIn(p, n.cfg.Validators.Contains))
 	if !ok {
 		n.refuse(s, p, own)
 		return

@@ -18,31 +18,52 @@ func TestServingLimits(t *testing.T) {
 		l := newServingLimits(1, 1)
 		var releases []func()
 		for i := range MaxStreamsPerPeer {
-			release, ok, _ := l.open(p)
+			release, ok, _ := l.open(p, true)
 			if !ok {
 				t.Fatalf("stream %d refused", i)
 			}
 			releases = append(releases, release)
 		}
-		if _, ok, own := l.open(p); ok || !own {
+		if _, ok, own := l.open(p, true); ok || !own {
 			t.Fatalf("stream %d of one peer: admitted %v, its own excess %v", MaxStreamsPerPeer+1, ok, own)
 		}
-		if _, ok, _ := l.open(q); !ok {
+		if _, ok, _ := l.open(q, true); !ok {
 			t.Fatal("another peer is limited by p's streams")
 		}
 		releases[0]()
-		if _, ok, _ := l.open(p); !ok {
+		if _, ok, _ := l.open(p, true); !ok {
 			t.Fatal("a released slot was not given back")
 		}
 		all := newServingLimits(1, 1)
 		for i := range MaxStreams {
-			if _, ok, _ := all.open(peer.ID(fmt.Sprint(i))); !ok {
+			if _, ok, _ := all.open(peer.ID(fmt.Sprint(i)), true); !ok {
 				t.Fatalf("stream %d in all refused", i)
 			}
 		}
 		// Refused, but not for its own excess: it holds no stream.
-		if _, ok, own := all.open(peer.ID("one more")); ok || own {
+		if _, ok, own := all.open(peer.ID("one more"), true); ok || own {
 			t.Fatalf("stream %d in all: admitted %v, counted as the peer's excess %v", MaxStreams+1, ok, own)
+		}
+		outside := newServingLimits(1, 1)
+		var first func()
+		for i := range MaxStreamsOutsideSet {
+			release, ok, _ := outside.open(peer.ID(fmt.Sprint(i)), false)
+			if !ok {
+				t.Fatalf("stream %d outside the set refused", i)
+			}
+			if i == 0 {
+				first = release
+			}
+		}
+		if _, ok, own := outside.open(peer.ID("one more"), false); ok || own {
+			t.Fatalf("stream %d outside the set: admitted %v, counted as the peer's excess %v", MaxStreamsOutsideSet+1, ok, own)
+		}
+		if _, ok, _ := outside.open(peer.ID("validator"), true); !ok {
+			t.Fatal("a peer in the set is refused while others hold the slots outside it")
+		}
+		first()
+		if _, ok, _ := outside.open(peer.ID("one more"), false); !ok {
+			t.Fatal("a slot released outside the set was not given back")
 		}
 	})
 	t.Run("rate", func(t *testing.T) {

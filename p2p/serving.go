@@ -26,6 +26,7 @@ type servingLimits struct {
 	refusals map[peer.ID]*rate.Limiter
 	streams  map[peer.ID]int
 	total    int
+	outside  int // of total, held by peers outside the validator set
 	memory   int
 }
 
@@ -33,23 +34,31 @@ func newServingLimits(r rate.Limit, burst int) *servingLimits {
 	return &servingLimits{rate: r, burst: burst, requests: map[peer.ID]*rate.Limiter{}, refusals: map[peer.ID]*rate.Limiter{}, streams: map[peer.ID]int{}}
 }
 
-// open takes a stream slot for p; false when p holds MaxStreamsPerPeer
-// (own: the refusal is for p's excess) or the node serves MaxStreams (not
-// p's doing: other peers hold the slots).
-func (l *servingLimits) open(p peer.ID) (release func(), ok, own bool) {
+// open takes a stream slot for p, a peer bound to a validator of the set
+// if inSet; false when p holds MaxStreamsPerPeer (own: the refusal is for
+// p's excess), or the node serves MaxStreams, or MaxStreamsOutsideSet to
+// peers outside the set and p is one (not p's doing: other peers hold the
+// slots).
+func (l *servingLimits) open(p peer.ID, inSet bool) (release func(), ok, own bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.streams[p] >= MaxStreamsPerPeer {
 		return nil, false, true
 	}
-	if l.total >= MaxStreams {
+	if l.total >= MaxStreams || !inSet && l.outside >= MaxStreamsOutsideSet {
 		return nil, false, false
 	}
 	l.total++
 	l.streams[p]++
+	if !inSet {
+		l.outside++
+	}
 	return func() {
 		l.mu.Lock()
 		l.total--
+		if !inSet {
+			l.outside--
+		}
 		if l.streams[p]--; l.streams[p] == 0 {
 			delete(l.streams, p)
 		}
