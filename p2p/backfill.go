@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -52,7 +53,22 @@ type syncer struct {
 	workers int
 	// resolving are the fork resolutions running, one per peer and chain.
 	resolving map[forkAt]bool
+	// passed are the peers a backfill stalled on, passed over for every
+	// chain until a time (see passOver); under passMu.
+	passMu sync.Mutex
+	passed map[peer.ID]passedOver
 }
+
+type passedOver struct {
+	until    time.Time
+	failures int
+}
+
+// Backfill's pass-over of a peer that failed a pull (spec/p2p.md#sync).
+const (
+	passOverFirst = time.Minute
+	passOverMax   = BanDuration
+)
 
 type forkAt struct {
 	p peer.ID
@@ -60,7 +76,7 @@ type forkAt struct {
 }
 
 func newSyncer(n *Network) *syncer {
-	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, queued: map[keys.PublicKey]bool{}, resolving: map[forkAt]bool{}}
+	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, queued: map[keys.PublicKey]bool{}, resolving: map[forkAt]bool{}, passed: map[peer.ID]passedOver{}}
 }
 
 // kick makes sure v's chain is backfilled from peers' claims: it queues
@@ -109,7 +125,7 @@ func (s *syncer) work(v keys.PublicKey) {
 	n := s.n
 	for n.ctx.Err() == nil {
 		have, haveAny := s.local(v)
-		p, claimed, ok := n.peers.best(v, have, haveAny, n.usable)
+		p, claimed, ok := n.peers.best(v, have, haveAny, func(p peer.ID) bool { return n.usable(p) && !s.passedOver(p) })
 		if !ok {
 			// Under one lock with the check of again: a kick after it
 			// queues the chain afresh.
@@ -129,15 +145,55 @@ func (s *syncer) work(v keys.PublicKey) {
 		if haveAny {
 			from = have + 1
 		}
-		if err := s.pull(p, v, from, claimed); err != nil {
-			if errors.Is(err, errFork) || errors.Is(err, errLocalChain) {
-				n.peers.forked(p, v)
-				continue
-			}
+		err := s.pull(p, v, from, claimed)
+		switch {
+		case err == nil:
+			s.served(p)
+		case errors.Is(err, errFork) || errors.Is(err, errLocalChain):
+			n.peers.forked(p, v)
+		default:
 			n.peers.drop(p, v)
+			if errors.Is(err, errStalled) {
+				s.passOver(p)
+			}
 			n.failed(p, fmt.Errorf("backfill %s from height %d: %w", v.Short(), from, err))
 		}
 	}
+}
+
+// passOver has every backfill pass over p for a while: it left a request
+// for a chain it claimed unanswered for RequestTimeout. That is no proof
+// of misbehavior, so p is not banned; but its claims on other chains are
+// as likely to stall, and each stall holds a worker for RequestTimeout. A
+// peer that refuses or goes away fails fast and is not passed over (a
+// restarting node must be backfilled from as soon as it is back). The while doubles with each
+// failure in a row, from passOverFirst up to passOverMax, so that a peer
+// that claims every chain and answers nothing (a status names them all
+// afresh) costs each worker one stall, then one per passOverMax.
+func (s *syncer) passOver(p peer.ID) {
+	s.passMu.Lock()
+	defer s.passMu.Unlock()
+	if len(s.passed) >= maxTrackedPeers {
+		s.passed = map[peer.ID]passedOver{} // bounded; a peer gains one stall
+	}
+	po := s.passed[p]
+	po.failures++
+	po.until = time.Now().Add(min(passOverFirst<<min(po.failures-1, 16), passOverMax))
+	s.passed[p] = po
+}
+
+// passedOver reports whether backfills pass over p now.
+func (s *syncer) passedOver(p peer.ID) bool {
+	s.passMu.Lock()
+	defer s.passMu.Unlock()
+	return time.Now().Before(s.passed[p].until)
+}
+
+// served forgets p's failures: it served a pull to its end.
+func (s *syncer) served(p peer.ID) {
+	s.passMu.Lock()
+	defer s.passMu.Unlock()
+	delete(s.passed, p)
 }
 
 // usable reports whether p can be asked for data now.

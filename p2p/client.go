@@ -3,6 +3,7 @@ package p2p
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -36,6 +37,7 @@ func (n *Network) request(ctx context.Context, p peer.ID, req *wire.Request) (*w
 		return nil, fmt.Errorf("sync with %s: %w", p, err)
 	}
 	defer release()
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
 	data, err := codec.Marshal(req)
@@ -44,6 +46,9 @@ func (n *Network) request(ctx context.Context, p peer.ID, req *wire.Request) (*w
 	}
 	s, err := n.host.NewStream(ctx, p, wire.SyncProtocol)
 	if err != nil {
+		if stalled(parent, ctx) {
+			err = errStalled
+		}
 		return nil, fmt.Errorf("sync with %s: %w", p, err)
 	}
 	stop := context.AfterFunc(ctx, func() { s.Reset() })
@@ -64,6 +69,9 @@ func (n *Network) request(ctx context.Context, p peer.ID, req *wire.Request) (*w
 		if isMisbehavior(err) {
 			return nil, bad(fmt.Errorf("sync response from %s: %w", p, err))
 		}
+		if stalled(parent, ctx) {
+			err = errStalled
+		}
 		return nil, fmt.Errorf("sync with %s: receive: %w", p, err)
 	}
 	s.Close()
@@ -75,6 +83,17 @@ func (n *Network) request(ctx context.Context, p peer.ID, req *wire.Request) (*w
 		return nil, &RemoteError{Peer: p, Code: resp.Error.Code, Message: resp.Error.Message}
 	}
 	return resp, nil
+}
+
+// errStalled is a sync exchange that got no answer in RequestTimeout. It
+// is not misbehavior (a loaded peer may be that slow), but it is what a
+// peer that claims chains it does not serve costs a backfill (passOver).
+var errStalled = fmt.Errorf("no answer within %v", RequestTimeout)
+
+// stalled reports whether an exchange under ctx, made under parent, ran
+// out of its own time rather than being cancelled.
+func stalled(parent, ctx context.Context) bool {
+	return parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
 }
 
 // withRetry repeats a request refused as rate limited or busy, a few times.
