@@ -205,6 +205,9 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 					return err
 				}
 			}
+			if len(cfg.Validators) == 0 && cfg.ValidatorSet == nil {
+				cfg.Logger.Warn("no validator set: this node stores every validly signed chain its peers offer, so anyone with a key can fill its disk; name the validators with --validator, or follow the subnet's registered hotkeys with --chain")
+			}
 			if statusAddr != "" {
 				cfg.Handler = func(n *node.Node) (http.Handler, error) {
 					return explorer.Handler(n.Store(), explorer.Options{Chain: c, Metrics: n.Metrics(), Pprof: pprof, Logger: cfg.Logger})

@@ -57,11 +57,17 @@ func TestNodeAndPeersCommands(t *testing.T) {
 	valData, obsData := filepath.Join(dir, "validator"), filepath.Join(dir, "observer")
 
 	var valOut, obsOut syncbuf.Buffer
-	valDone := startNode(nodeCtx, &valOut, "--data", valData, "--key", keyFile, "--listen", "/ip4/127.0.0.1/tcp/0")
+	valDone := startNode(nodeCtx, &valOut, "--data", valData, "--key", keyFile, "--listen", "/ip4/127.0.0.1/tcp/0", "--validator", aliceAddress, "--log-level", "warn")
 	id := waitFor(t, ctx, &valOut, regexp.MustCompile(`node (\S+) \(validator `+aliceAddress+`\)`))
 	addr := waitFor(t, ctx, &valOut, regexp.MustCompile(`listening on (\S+)`))
-	obsDone := startNode(nodeCtx, &obsOut, "--data", obsData, "--listen", "/ip4/127.0.0.1/tcp/0", "--peer", addr, "--status", "127.0.0.1:0")
+	obsDone := startNode(nodeCtx, &obsOut, "--data", obsData, "--listen", "/ip4/127.0.0.1/tcp/0", "--peer", addr, "--status", "127.0.0.1:0", "--log-level", "warn")
 	statusAddr := waitFor(t, ctx, &obsOut, regexp.MustCompile(`status endpoint http://(\S+)/status`))
+	// Without --validator or --chain, a node takes any signed chain, and
+	// says so; with --validator it does not.
+	waitFor(t, ctx, &obsOut, regexp.MustCompile(`(no validator set)`))
+	if strings.Contains(valOut.String(), "no validator set") {
+		t.Errorf("a node with --validator warned of no validator set:\n%s", valOut.String())
+	}
 
 	// The observer sees the validator's node, bound to Alice.
 	for {
