@@ -292,7 +292,8 @@ func (s *Store) BlockRefs(v keys.PublicKey, from uint64) iter.Seq2[record.BlockR
 }
 
 // Transcript returns the transcript with CID c, checked and decoded, with
-// its location.
+// its location. ErrNotFound if c is not in a validator's log, even when
+// its bytes are stored (as a decision, which may be any record).
 func (s *Store) Transcript(c cid.Cid) (StoredTranscript, error) {
 	var out StoredTranscript
 	err := s.withView(func(r reader) error {
@@ -322,7 +323,10 @@ func (s *Store) Transcript(c cid.Cid) (StoredTranscript, error) {
 			return err
 		}
 		if !ref.CID.Equals(c) {
-			return fmt.Errorf("%w: challenge %s of %s is indexed as transcript %s, not %s", ErrCorrupt, t.Challenge, t.Validator, ref.CID, c)
+			// Not damage: any record may be stored as a decision, a
+			// transcript's bytes altered included (decisions are opaque);
+			// the log's transcript of this challenge and miner is another.
+			return fmt.Errorf("transcript %s: %w in the log of %s, which put challenge %s to miner %s in transcript %s", c, ErrNotFound, t.Validator, t.Challenge, t.Miner.Hotkey, ref.CID)
 		}
 		out = StoredTranscript{Transcript: t, Ref: ref, Raw: raw}
 		return nil
