@@ -54,3 +54,37 @@ func TestReviewTranscriptShapedDecisionIsNotCorruption(t *testing.T) {
 		t.Fatalf("the logged transcript: %+v %v", st.Ref, err)
 	}
 }
+
+// TestReviewRefusedRootLeavesTheChainIntact: a block refused for its
+// checkpoint root must not change what the next block is checked
+// against. Extending a log of 3 leaves by one merges the clone's
+// frontier nodes, which the chain's own tree shared: the refused block
+// rewrote the stored chain's frontier, and the valid block 1 was then
+// refused too (or a block built on the damaged frontier accepted).
+func TestReviewRefusedRootLeavesTheChainIntact(t *testing.T) {
+	t.Parallel()
+	s := open(t, t.TempDir())
+	defer s.Close()
+	p := &peerChain{t: t, key: alice(t)}
+	b0 := p.build(3, nil)
+	p.accept(b0)
+	if _, err := s.Put(b0.raw, b0.objs); err != nil {
+		t.Fatal(err)
+	}
+	bad := p.build(1, func(h *record.Header, _ map[cid.Cid][]byte) { h.Checkpoint.Root[0] ^= 1 })
+	if _, err := s.Put(bad.raw, bad.objs); !errors.Is(err, ledger.ErrBadCheckpoint) {
+		t.Fatalf("bad root: %v", err)
+	}
+	good := p.build(1, nil)
+	if _, err := s.Put(good.raw, good.objs); err != nil {
+		t.Fatalf("the valid block after a refused one: %v", err)
+	}
+	p.accept(good)
+	next := p.build(2, nil)
+	if _, err := s.Put(next.raw, next.objs); err != nil {
+		t.Fatalf("the block after: %v", err)
+	}
+	if n := checkChain(t, s, p.key.Public()); n != 6 {
+		t.Fatalf("log of %d transcripts, want 6", n)
+	}
+}

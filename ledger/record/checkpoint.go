@@ -5,6 +5,7 @@ import (
 	_ "crypto/sha256" // registers SHA-256 for rfc6962.New
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ipfs/go-cid"
 	"github.com/transparency-dev/merkle/compact"
@@ -100,9 +101,12 @@ func (t *Tree) Frontier() []Hash {
 	return out
 }
 
-// Clone returns an independent copy.
+// Clone returns an independent copy. The frontier slice is copied: a
+// compact range keeps the slice it is given and appends into it, so a
+// clone sharing it rewrote the original's nodes on its first merge. The
+// hashes themselves are never written in place.
 func (t *Tree) Clone() *Tree {
-	r, _ := rangeFactory.NewRange(0, t.r.End(), t.r.Hashes())
+	r, _ := rangeFactory.NewRange(0, t.r.End(), slices.Clone(t.r.Hashes()))
 	return &Tree{r}
 }
 

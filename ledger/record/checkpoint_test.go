@@ -87,3 +87,35 @@ func TestVerifyHelpersRejectEmptyMismatch(t *testing.T) {
 		t.Fatalf("size 0 with a non-empty root: got %v", err)
 	}
 }
+
+// TestTreeCloneIsIndependent: appending to a clone leaves the original as
+// it was. A clone shared the original's frontier, and an append that
+// merged nodes (3 leaves plus one) overwrote the original's first node.
+func TestTreeCloneIsIndependent(t *testing.T) {
+	t.Parallel()
+	var leaves []cid.Cid
+	for i := range 8 {
+		leaves = append(leaves, codec.Sum([]byte{byte(i)}))
+	}
+	for size := range len(leaves) {
+		orig := record.NewTree()
+		for _, c := range leaves[:size] {
+			orig.Append(c, nil)
+		}
+		want := orig.Checkpoint()
+		clone := orig.Clone()
+		for _, c := range leaves[size:] {
+			clone.Append(c, nil)
+		}
+		if got := orig.Checkpoint(); got != want {
+			t.Fatalf("size %d: appending to a clone changed the original's checkpoint", size)
+		}
+		if got, want := clone.Checkpoint(), record.CheckpointOf(leaves); got != want {
+			t.Fatalf("size %d: clone extended to %d leaves has %+v, want %+v", size, len(leaves), got, want)
+		}
+		orig.Append(leaves[size], nil)
+		if got, want := orig.Checkpoint(), record.CheckpointOf(leaves[:size+1]); got != want {
+			t.Fatalf("size %d: the original extended after its clone: %+v, want %+v", size, got, want)
+		}
+	}
+}
