@@ -1,7 +1,9 @@
 package ledger_test
 
 import (
+	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/ipfs/go-cid"
@@ -52,6 +54,119 @@ func TestReviewTranscriptShapedDecisionIsNotCorruption(t *testing.T) {
 	}
 	if st, err := s.Transcript(b0.ts[0]); err != nil || st.Ref.Leaf != 0 {
 		t.Fatalf("the logged transcript: %+v %v", st.Ref, err)
+	}
+}
+
+// TestReviewCloseWithQueuedRequests: closing the store while requests are
+// queued and arriving answers every one, and a reopened store holds
+// exactly the acknowledged transcripts, at the leaves their receipts
+// named.
+func TestReviewCloseWithQueuedRequests(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := open(t, dir)
+	k := alice(t)
+	v := k.Public()
+	a := appender(t, s, k, ledger.WithMaxBatch(3))
+	const n = 200
+	type answer struct {
+		c   cid.Cid
+		r   ledger.Receipt
+		err error
+	}
+	answers := make(chan answer, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := uint64(0); i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tr := recordtest.Transcript(v, i, 0)
+			_, c, err := tr.Encode()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			<-start
+			r, err := a.Append(context.Background(), recordtest.Anchor(1), []record.Transcript{tr}, nil)
+			answers <- answer{c, r, err}
+		}()
+	}
+	// Queued before Close: Close commits them.
+	const queued = 100
+	futures := make([]ledger.Future, queued)
+	qc := make([]cid.Cid, queued)
+	for i := range uint64(queued) {
+		tr := recordtest.Transcript(v, n+i, 0)
+		_, c, err := tr.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		qc[i] = c
+		futures[i] = a.Add(context.Background(), recordtest.Anchor(1), []record.Transcript{tr}, nil)
+	}
+	close(start)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(answers)
+	acked := map[uint64]cid.Cid{}
+	for i, f := range futures {
+		r, err := f()
+		if err != nil {
+			t.Fatalf("request %d, queued before Close: %v", i, err)
+		}
+		acked[r.FirstLeaf] = qc[i]
+	}
+	var refused []cid.Cid
+	for a := range answers {
+		if a.err != nil {
+			if !errors.Is(a.err, ledger.ErrClosed) {
+				t.Fatalf("a request refused with %v, want ErrClosed", a.err)
+			}
+			refused = append(refused, a.c)
+			continue
+		}
+		acked[a.r.FirstLeaf] = a.c
+	}
+	size := checkAcknowledged(t, dir, v, acked)
+	if size != uint64(len(acked)) {
+		t.Fatalf("the log holds %d transcripts, %d were acknowledged", size, len(acked))
+	}
+	s = open(t, dir)
+	defer s.Close()
+	for _, c := range refused {
+		if _, err := s.Transcript(c); !errors.Is(err, ledger.ErrNotFound) {
+			t.Fatalf("a refused request's transcript: %v", err)
+		}
+	}
+	t.Logf("%d acknowledged, %d refused", len(acked), len(refused))
+}
+
+// TestReviewCancelledRequestLeavesNoTrace: a request whose context ends
+// before it is taken into a block writes nothing and frees its challenge.
+func TestReviewCancelledRequestLeavesNoTrace(t *testing.T) {
+	t.Parallel()
+	s := open(t, t.TempDir())
+	defer s.Close()
+	k := alice(t)
+	v := k.Public()
+	a := appender(t, s, k)
+	tr := recordtest.Transcript(v, 0, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 20 { // Add's select may take either ready case
+		if _, err := a.Append(ctx, recordtest.Anchor(1), []record.Transcript{tr}, nil); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled request: %v", err)
+		}
+	}
+	if _, err := s.Head(v); !errors.Is(err, ledger.ErrNotFound) {
+		t.Fatalf("head after cancelled requests only: %v", err)
+	}
+	r, err := a.Append(context.Background(), recordtest.Anchor(1), []record.Transcript{tr}, nil)
+	if err != nil || r.Block.Height != 0 || r.FirstLeaf != 0 {
+		t.Fatalf("the challenge after its cancelled requests: %+v %v", r, err)
 	}
 }
 
