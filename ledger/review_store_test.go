@@ -10,6 +10,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
@@ -201,5 +202,64 @@ func TestReviewRefusedRootLeavesTheChainIntact(t *testing.T) {
 	}
 	if n := checkChain(t, s, p.key.Public()); n != 6 {
 		t.Fatalf("log of %d transcripts, want 6", n)
+	}
+}
+
+// TestReviewThirdBlockAfterRestart: a third different block at a height
+// that already has a fork proof, put after a restart, adds its own proof
+// beside the first, keeps the chain's block, and leaves 'e' naming the
+// first proof (spec/store.md).
+func TestReviewThirdBlockAfterRestart(t *testing.T) {
+	t.Parallel()
+	p := &peerChain{t: t, key: alice(t)}
+	v := p.key.Public()
+	b0 := p.build(1, nil)
+	p.accept(b0)
+	var at1 []peerBlock
+	for i := range 3 {
+		at1 = append(at1, p.build(1, func(h *record.Header, _ map[cid.Cid][]byte) { h.TimeMS += int64(i) }))
+	}
+	dir := t.TempDir()
+	s := open(t, dir)
+	for _, b := range []peerBlock{b0, at1[0]} {
+		if _, err := s.Put(b.raw, b.objs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first *ledger.EquivocationError
+	if _, err := s.Put(at1[1].raw, nil); !errors.As(err, &first) {
+		t.Fatalf("second block at height 1: %v", err)
+	}
+	s.Close()
+
+	s = open(t, dir)
+	var third *ledger.EquivocationError
+	if _, err := s.Put(at1[2].raw, nil); !errors.As(err, &third) || third.Proof.Equals(first.Proof) {
+		t.Fatalf("third block at height 1 after a restart: %v", err)
+	}
+	if _, err := s.Put(at1[1].raw, nil); !errors.Is(err, ledger.ErrEquivocation) {
+		t.Fatalf("second block again after a restart: %v", err)
+	}
+	h, err := s.Head(v)
+	if err != nil || !h.Block.CID.Equals(at1[0].cid) || !h.Equivocating {
+		t.Fatalf("head %+v (%v): want the first block at height 1, marked", h, err)
+	}
+	n := 0
+	for fp, err := range s.ForkProofs() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp.Height != 1 {
+			t.Fatalf("a fork proof at height %d", fp.Height)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("%d fork proofs, want 2", n)
+	}
+	s.Close()
+	e, ok, err := ledgertest.Get(dir, append([]byte{'e'}, v[:]...))
+	if err != nil || !ok || string(e) != string(first.Proof.Bytes()) {
+		t.Fatalf("'e' of the validator holds %x (%v %v), want the first proof %s", e, ok, err, first.Proof)
 	}
 }
