@@ -193,8 +193,18 @@ func (d *decoder) slice(p *plan, v reflect.Value, depth int) error {
 	if err != nil {
 		return err
 	}
-	s := reflect.MakeSlice(p.typ, n, n)
+	// Room for what the head claims only up to preallocated elements;
+	// past that the slice grows as elements decode. A head may claim an
+	// element per byte left, and an element may take tens of bytes of
+	// memory: allocating for the claim let a 1 MB input cost 32 MiB
+	// before its first element failed.
+	s := reflect.MakeSlice(p.typ, min(n, preallocated), min(n, preallocated))
 	for i := range n {
+		if i == s.Len() {
+			grown := reflect.MakeSlice(p.typ, min(2*i, n), min(2*i, n))
+			reflect.Copy(grown, s)
+			s = grown
+		}
 		if err := d.value(p.elem, s.Index(i), depth+1); err != nil {
 			return fmt.Errorf("element %d: %w", i, err)
 		}
@@ -202,6 +212,10 @@ func (d *decoder) slice(p *plan, v reflect.Value, depth int) error {
 	v.Set(s)
 	return nil
 }
+
+// preallocated bounds the elements an array head gets room for before
+// they are read.
+const preallocated = 1024
 
 func (d *decoder) structure(p *plan, v reflect.Value, depth int) error {
 	if !bytes.HasPrefix(d.data[d.off:], p.head) {

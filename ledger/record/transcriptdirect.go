@@ -77,7 +77,13 @@ func decodeTranscriptDirect(data []byte, borrow bool, t *Transcript, mem *transc
 	c.Key("http_status")
 	t.HTTPStatus = uint16(c.Uint(16))
 	c.Key("conversation")
-	t.Conversation = mem.messages(c.ArrayLen())
+	// A head may claim an element per byte left; past the record's bound
+	// the codec words the refusal, allocating only for what it reads.
+	n := c.ArrayLen()
+	if n > MaxMessages {
+		return false
+	}
+	t.Conversation = mem.messages(n)
 	for i := range t.Conversation {
 		m := &t.Conversation[i]
 		c.Map(2)
@@ -87,7 +93,10 @@ func decodeTranscriptDirect(data []byte, borrow bool, t *Transcript, mem *transc
 		m.Content = c.Text()
 	}
 	c.Key("turn_rewards")
-	t.TurnRewards = mem.turnRewards(c.ArrayLen())
+	if n = c.ArrayLen(); n > MaxTurnRewards {
+		return false
+	}
+	t.TurnRewards = mem.turnRewards(n)
 	for i := range t.TurnRewards {
 		t.TurnRewards[i] = c.Int(64)
 	}
