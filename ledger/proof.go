@@ -61,7 +61,8 @@ func (s *Store) InclusionProof(v keys.PublicKey, index, size uint64) ([][]byte, 
 		}
 		nodes, err := proof.Inclusion(index, size)
 		if err != nil {
-			return fmt.Errorf("inclusion proof for %s: %w", v, err)
+			// The index is past the size: no such leaf at that checkpoint.
+			return fmt.Errorf("inclusion proof for %s: %w: %w", v, ErrNotFound, err)
 		}
 		out, err = rehash(r, v, nodes)
 		return err
@@ -79,7 +80,8 @@ func (s *Store) ConsistencyProof(v keys.PublicKey, size1, size2 uint64) ([][]byt
 		}
 		nodes, err := proof.Consistency(size1, size2)
 		if err != nil {
-			return fmt.Errorf("consistency proof for %s: %w", v, err)
+			// size1 is past size2: the log never shrinks, so no such proof.
+			return fmt.Errorf("consistency proof for %s: %w: %w", v, ErrNotFound, err)
 		}
 		out, err = rehash(r, v, nodes)
 		return err

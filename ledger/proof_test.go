@@ -108,4 +108,11 @@ func TestProofs(t *testing.T) {
 	if _, err := s.LeafHash(v, n); !errors.Is(err, ledger.ErrNotFound) {
 		t.Fatalf("leaf beyond the head: %v", err)
 	}
+	// Requests that no log could answer wrap a sentinel too.
+	if _, err := s.InclusionProof(v, cps[2].Size, cps[2].Size); !errors.Is(err, ledger.ErrNotFound) {
+		t.Fatalf("inclusion of a leaf past the checkpoint's size: %v", err)
+	}
+	if _, err := s.ConsistencyProof(v, cps[3].Size, cps[2].Size); !errors.Is(err, ledger.ErrNotFound) {
+		t.Fatalf("consistency from a larger checkpoint to a smaller: %v", err)
+	}
 }
