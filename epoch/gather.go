@@ -137,15 +137,24 @@ func Ledger(s *ledger.Store, self keys.PublicKey, w Window, own []vtrust.Outcome
 	for _, o := range own {
 		if inWindow[o.Block.Cid.KeyString()] {
 			outcomes = append(outcomes, o)
-			mine[o.Record.Cid.KeyString()] = o.Verdict
+			mine[claimKey(o)] = o.Verdict
 		}
 	}
 	for _, o := range peerOutcomes {
 		// spec/vtrust.md: an outcome is fed only once the node reached the
-		// same verdict itself.
-		if v, ok := mine[o.Record.Cid.KeyString()]; ok && v == o.Verdict && inWindow[o.Block.Cid.KeyString()] {
+		// same verdict itself, about the same validator, block and record:
+		// matched on the record alone, a genuine fault relabelled with
+		// another validator would zero that one.
+		if v, ok := mine[claimKey(o)]; ok && v == o.Verdict {
 			outcomes = append(outcomes, o)
 		}
 	}
 	return votes, outcomes, nil
+}
+
+// claimKey names what an outcome claims something about: the validator,
+// its block and the record. The node's own outcomes name only blocks of
+// their validator, so a peer's outcome matching one is about that block.
+func claimKey(o vtrust.Outcome) string {
+	return string(o.Validator[:]) + o.Block.Cid.KeyString() + o.Record.Cid.KeyString()
 }
