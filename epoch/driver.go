@@ -350,40 +350,36 @@ func (d *Driver) startChampion(ctx context.Context, p chain.Params, k uint64) (d
 }
 
 // Step runs epoch k (k ≥ 1), which reads window WindowOf(k, schedule): it
-// audits every peer block stored so far, commits the validator's latest
-// checkpoint, computes vTrust, reveals the weight commits due in the
-// chain's current epoch and sets (or commits) the winner-takes-all
-// weights.
+// commits the validator's latest checkpoint, reveals the weight commits
+// due in the chain's current epoch, audits every peer block stored so
+// far, computes vTrust and sets (or commits) the winner-takes-all
+// weights. An epoch computed moves the champion even when a chain write
+// fails (the error is returned); without the commitment no weights are
+// written.
 func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	if k == 0 {
 		return Report{}, errors.New("epoch: epoch 0 reads nothing")
 	}
-	c, self := d.cfg.Chain, d.cfg.Key.Public()
+	c := d.cfg.Chain
 	p, err := c.Params(ctx)
 	if err != nil {
 		return Report{}, fmt.Errorf("epoch %d: read chain params: %w", k, err)
 	}
 	rep := Report{Epoch: k, Window: WindowOf(k, p.Schedule())}
 	// 1. The commitment, before any weights: whoever reads the weights
-	// can hold them to the ledger committed first.
-	h, err := d.cfg.Store.Head(self)
-	switch {
-	case errors.Is(err, ledger.ErrNotFound):
-	case err != nil:
-		return rep, fmt.Errorf("epoch %d: read own head: %w", k, err)
-	default:
-		vc := chain.ValidatorCommitment{Height: h.Block.Height, Size: h.Checkpoint.Size, Root: h.Checkpoint.Root}
-		// An unchanged checkpoint is not written again: it would spend
-		// commitment space (and fees) to say nothing new.
-		if !d.committed(ctx, vc) {
-			if err := c.SetCommitment(ctx, d.cfg.Key, vc.Fields()); err != nil {
-				return rep, fmt.Errorf("epoch %d: commit checkpoint at height %d: %w", k, vc.Height, err)
-			}
-		}
-		rep.Commitment = &vc
+	// can hold them to the ledger committed first. Without it the epoch
+	// writes no weights, but is still computed: the champion moves with
+	// the ledgers, not with this node's writes.
+	commitErr := d.commit(ctx, k, &rep)
+
+	// 2. The reveals due in the chain's current epoch: a commit is taken
+	// in that chain epoch only, and was computed an epoch before, so no
+	// failure of this epoch's computation may keep it back.
+	if commitErr == nil {
+		rep.Revealed = d.reveal(ctx, p)
 	}
 
-	// 2. vTrust over what the ledger holds.
+	// 3. vTrust over what the ledger holds.
 	champion, err := d.startChampion(ctx, p, k)
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
@@ -394,36 +390,81 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	}
 	out := e.out
 	rep.Output, rep.Equivocators = out, e.equivocators
-
-	// 3. Weights: reveal what is due, then set or commit this epoch's.
-	rep.Revealed = d.reveal(ctx, p)
-	if len(out.Weights.UIDs) > 0 {
-		w := chain.Weights{UIDs: out.Weights.UIDs, Values: out.Weights.Values, VersionKey: p.VersionKey}
-		rep.Weights = &w
-		if p.CommitReveal {
-			salt, err := chain.NewSalt()
-			if err != nil {
-				return rep, fmt.Errorf("epoch %d: %w", k, err)
-			}
-			if err := d.commitWeights(ctx, p, k, chain.Reveal{Weights: w, Salt: salt}); err != nil {
-				return rep, fmt.Errorf("epoch %d: %w", k, err)
-			}
-			rep.Committed = true
-		} else if err := c.SetWeights(ctx, d.cfg.Key, w); err != nil {
-			return rep, fmt.Errorf("epoch %d: set weights: %w", k, err)
-		}
-	}
+	// The champion moves with the ledgers, whether or not this node's
+	// weight write below goes through: kept back, it would start every
+	// later epoch from another champion than its peers'.
 	d.remember(p, k, e.at, out.Champion)
 	d.auditor.Prune(pruneBefore(p, k))
 	d.mu.Lock()
 	d.champion = out.Champion
+	d.mu.Unlock()
+
+	// 4. This epoch's weights, set or committed.
+	err = commitErr
+	if err == nil {
+		if err = d.writeWeights(ctx, p, k, out.Weights, &rep); err != nil {
+			err = fmt.Errorf("epoch %d: %w", k, err)
+		}
+	}
+	d.save(k, out.Champion)
+	if err != nil {
+		return rep, err
+	}
+	d.mu.Lock()
 	d.last = &rep
 	d.mu.Unlock()
-	d.save(k, out.Champion)
 	if d.cfg.OnEpoch != nil {
 		d.cfg.OnEpoch(rep)
 	}
 	return rep, nil
+}
+
+// commit writes the validator's latest checkpoint as its commitment,
+// unless the chain holds it already, and sets rep.Commitment. A validator
+// with no block yet commits nothing.
+func (d *Driver) commit(ctx context.Context, k uint64, rep *Report) error {
+	h, err := d.cfg.Store.Head(d.cfg.Key.Public())
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("epoch %d: read own head: %w", k, err)
+	}
+	vc := chain.ValidatorCommitment{Height: h.Block.Height, Size: h.Checkpoint.Size, Root: h.Checkpoint.Root}
+	// An unchanged checkpoint is not written again: it would spend
+	// commitment space (and fees) to say nothing new.
+	if !d.committed(ctx, vc) {
+		if err := d.cfg.Chain.SetCommitment(ctx, d.cfg.Key, vc.Fields()); err != nil {
+			return fmt.Errorf("epoch %d: commit checkpoint at height %d: %w", k, vc.Height, err)
+		}
+	}
+	rep.Commitment = &vc
+	return nil
+}
+
+// writeWeights sets ws, or commits them for a later reveal, and fills in
+// rep's Weights and Committed. Weights naming no uid write nothing.
+func (d *Driver) writeWeights(ctx context.Context, p chain.Params, k uint64, ws vtrust.Weights, rep *Report) error {
+	if len(ws.UIDs) == 0 {
+		return nil
+	}
+	w := chain.Weights{UIDs: ws.UIDs, Values: ws.Values, VersionKey: p.VersionKey}
+	rep.Weights = &w
+	if !p.CommitReveal {
+		if err := d.cfg.Chain.SetWeights(ctx, d.cfg.Key, w); err != nil {
+			return fmt.Errorf("set weights: %w", err)
+		}
+		return nil
+	}
+	salt, err := chain.NewSalt()
+	if err != nil {
+		return err
+	}
+	if err := d.commitWeights(ctx, p, k, chain.Reveal{Weights: w, Salt: salt}); err != nil {
+		return err
+	}
+	rep.Committed = true
+	return nil
 }
 
 // resume returns the first epoch to compute, given the current one, and
