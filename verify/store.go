@@ -127,6 +127,12 @@ func storeStart(s *ledger.Store, v keys.PublicKey, from uint64) (Start, error) {
 	if err != nil {
 		return Genesis(), fmt.Errorf("block before the first one to verify: %w", err)
 	}
+	// The index is the store's, not verified: the block it names must be
+	// v's at from-1, or the blocks from on would be checked against
+	// another chain's state, or a state the chain skipped to.
+	if parent.Validator != v || parent.Height != from-1 {
+		return Genesis(), fmt.Errorf("the height index names block %s at height %d, a block of %s at height %d", parent.CID, from-1, parent.Validator, parent.Height)
+	}
 	if err := parent.VerifySignature(); err != nil {
 		return Genesis(), err
 	}
