@@ -166,6 +166,10 @@ func (p *ConsistencyProof) Verify() (Proved, error) {
 		if len(p.Hashes) != 0 || !bytes.Equal(ocp.Root[:], hasher.EmptyRoot()) {
 			return out, fmt.Errorf("%w: from the empty log the proof must be empty and the root SHA-256 of nothing", ErrProof)
 		}
+		// An empty newer log has that root too: equal sizes, equal roots.
+		if newer.Checkpoint.Size == 0 && newer.Checkpoint.Root != ocp.Root {
+			return out, fmt.Errorf("%w: the newer log is empty too, but its root is %s, not SHA-256 of nothing", ErrProof, newer.Checkpoint.Root)
+		}
 		return out, nil
 	}
 	if err := proof.VerifyConsistency(hasher, ocp.Size, newer.Checkpoint.Size, hashSlices(p.Hashes), ocp.Root[:], newer.Checkpoint.Root[:]); err != nil {
