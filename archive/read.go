@@ -84,6 +84,11 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err := checkHeader(in.stopRecording(), br.Roots); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrMalformed, err)
 	}
+	// A root per chain, and an archive holds one at least: one without
+	// is no ledger's, and would pass an audit as a clean one of nothing.
+	if len(br.Roots) == 0 {
+		return nil, fmt.Errorf("%w: header: no roots, an archive names one per chain and holds at least one", ErrMalformed)
+	}
 	for i, c := range br.Roots {
 		if err := checkAddress(c); err != nil {
 			return nil, fmt.Errorf("%w: root %d: %v", ErrMalformed, i, err)
