@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"iter"
 
@@ -373,26 +374,51 @@ func (s *Store) TranscriptsByChallenge(id challenge.ID) iter.Seq2[TranscriptRef,
 }
 
 // ForkProofs streams every stored fork proof, by validator then height.
+// One that cannot be read is an *UnreadableForkProofError, and the stream
+// goes on past it: one damaged proof must not hide the others.
 func (s *Store) ForkProofs() iter.Seq2[StoredForkProof, error] {
-	return scan(s, []byte{layout.Fork}, func(r reader, k, _ []byte) (StoredForkProof, error) {
+	return scanGoingOn(s, []byte{layout.Fork}, layout.PrefixEnd([]byte{layout.Fork}), func(r reader, k, _ []byte) (StoredForkProof, error) {
+		unreadable := func(c cid.Cid, err error) (StoredForkProof, error) {
+			e := &UnreadableForkProofError{Validator: validatorAt(k, 1), CID: c, Err: err}
+			if len(k) >= 1+32+8 {
+				e.Height = binary.BigEndian.Uint64(k[1+32:])
+			}
+			return StoredForkProof{}, e
+		}
 		if len(k) <= 1+32+8 {
-			return StoredForkProof{}, fmt.Errorf("%w: fork key %x", ErrCorrupt, k)
+			return unreadable(cid.Undef, fmt.Errorf("%w: fork key %x", ErrCorrupt, k))
 		}
 		c, err := parseCID(k[1+32+8:])
 		if err != nil {
-			return StoredForkProof{}, fmt.Errorf("%w: fork key: %v", ErrCorrupt, err)
+			return unreadable(cid.Undef, fmt.Errorf("%w: fork key: %v", ErrCorrupt, err))
 		}
 		raw, err := checkedObject(r, c)
 		if err != nil {
-			return StoredForkProof{}, err
+			return unreadable(c, err)
 		}
 		p, err := record.DecodeForkProof(raw)
 		if err != nil {
-			return StoredForkProof{}, fmt.Errorf("%w: fork proof %s: %v", ErrCorrupt, c, err)
+			return unreadable(c, fmt.Errorf("%w: fork proof %s: %v", ErrCorrupt, c, err))
 		}
 		return StoredForkProof{ForkProof: p, CID: c, Raw: raw}, nil
 	})
 }
+
+// UnreadableForkProofError is a stored fork proof that cannot be read,
+// with what its key says: whose it is, at which height, under which CID
+// (undefined if the key does not say).
+type UnreadableForkProofError struct {
+	Validator keys.PublicKey
+	Height    uint64
+	CID       cid.Cid
+	Err       error
+}
+
+func (e *UnreadableForkProofError) Error() string {
+	return fmt.Sprintf("fork proof of %s at height %d: %v", e.Validator, e.Height, e.Err)
+}
+
+func (e *UnreadableForkProofError) Unwrap() error { return e.Err }
 
 func validatorAt(k []byte, off int) keys.PublicKey {
 	var v keys.PublicKey
@@ -421,6 +447,15 @@ func scan[T any](s *Store, prefix []byte, parse func(r reader, k, v []byte) (T, 
 // scanRange streams parsed entries of [lower, upper) from one view, which
 // it holds until the loop ends (a consumer that stops early releases it).
 func scanRange[T any](s *Store, lower, upper []byte, parse func(r reader, k, v []byte) (T, error)) iter.Seq2[T, error] {
+	return scanEntries(s, lower, upper, false, parse)
+}
+
+// scanGoingOn is scanRange that goes on past an entry parse fails on.
+func scanGoingOn[T any](s *Store, lower, upper []byte, parse func(r reader, k, v []byte) (T, error)) iter.Seq2[T, error] {
+	return scanEntries(s, lower, upper, true, parse)
+}
+
+func scanEntries[T any](s *Store, lower, upper []byte, goOn bool, parse func(r reader, k, v []byte) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		vw, err := s.acquire()
@@ -437,7 +472,7 @@ func scanRange[T any](s *Store, lower, upper []byte, parse func(r reader, k, v [
 		defer it.Close()
 		for ok := it.First(); ok; ok = it.Next() {
 			out, err := parse(vw.snap, it.Key(), it.Value())
-			if !yield(out, err) || err != nil {
+			if !yield(out, err) || err != nil && !goOn {
 				return
 			}
 		}

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -151,5 +152,51 @@ func TestDiskSet(t *testing.T) {
 	first, dup, err := set.Add(k, m, tr.Challenge, verify.Location{Height: 9})
 	if err != nil || !dup || first != (verify.Location{Height: 3, Index: 4}) {
 		t.Fatalf("second add: %+v %v %v", first, dup, err)
+	}
+}
+
+// TestUnreadableForkProofHidesNoOther: a fork proof the store cannot read
+// is a failure of its own, and the proofs after it are still verified and
+// reported; the audit stopped at the first, so a later validator's
+// equivocation went unreported (and, under --validator, a proof of
+// another validator that could not be read failed the audit).
+func TestUnreadableForkProofHidesNoOther(t *testing.T) {
+	t.Parallel()
+	dir, ks := build(t, small)
+	s := open(t, dir)
+	var proofs []cid.Cid
+	for _, k := range ks[:2] {
+		p, err := verifytest.Equivocate(s, k, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proofs = append(proofs, p)
+	}
+	s.Close()
+	// The store lists proofs by validator: damage the first listed.
+	first, second := 0, 1
+	if v0, v1 := ks[0].Public(), ks[1].Public(); bytes.Compare(v1[:], v0[:]) < 0 {
+		first, second = 1, 0
+	}
+	if err := ledgertest.OverwriteObject(dir, proofs[first], []byte{0xa0}); err != nil {
+		t.Fatal(err)
+	}
+	rep := verifyDir(t, dir, verify.StoreScope{})
+	if rep.ForkProofs != 1 || len(rep.Failures) != 2 {
+		t.Fatalf("want the damaged proof and the other one reported: %+v", rep)
+	}
+	var sawOther bool
+	for _, f := range rep.Failures {
+		if f.CID == proofs[second].String() && strings.Contains(f.Reason, "equivocation") {
+			sawOther = true
+		}
+	}
+	if !sawOther {
+		t.Fatalf("the intact proof of %s is not reported: %+v", ks[second].Public(), rep.Failures)
+	}
+	// Scoped to the intact proof's validator, the damaged one is not its.
+	v := ks[second].Public()
+	if rep := verifyDir(t, dir, verify.StoreScope{Validator: &v}); rep.ForkProofs != 1 || len(rep.Failures) != 1 {
+		t.Fatalf("--validator %s: %+v", v, rep)
 	}
 }

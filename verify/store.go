@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ipfs/go-cid"
@@ -105,9 +106,18 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 		}
 	}
 	for p, err := range s.ForkProofs() {
-		if err != nil {
+		var unreadable *ledger.UnreadableForkProofError
+		switch {
+		case errors.As(err, &unreadable):
+			if scope.Validator != nil && unreadable.Validator != *scope.Validator {
+				continue
+			}
+			vf.Fail(Failure{Validator: unreadable.Validator.String(), Height: unreadable.Height, CID: cidString(unreadable.CID), Transcript: -1,
+				Reason: fmt.Sprintf("fork proof: %v", unreadable.Err)})
+			continue
+		case err != nil:
 			vf.Fail(Failure{Transcript: -1, Reason: fmt.Sprintf("read fork proofs: %v", err)})
-			break
+			continue
 		}
 		if scope.Validator != nil && p.Validator != *scope.Validator {
 			continue
