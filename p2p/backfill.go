@@ -64,7 +64,7 @@ type passedOver struct {
 	failures int
 }
 
-// Backfill's pass-over of a peer that failed a pull (spec/p2p.md#sync).
+// Backfill's pass-over of a peer that stalled a pull (spec/p2p.md#sync).
 const (
 	passOverFirst = time.Minute
 	passOverMax   = BanDuration
@@ -166,10 +166,11 @@ func (s *syncer) work(v keys.PublicKey) {
 // of misbehavior, so p is not banned; but its claims on other chains are
 // as likely to stall, and each stall holds a worker for RequestTimeout. A
 // peer that refuses or goes away fails fast and is not passed over (a
-// restarting node must be backfilled from as soon as it is back). The while doubles with each
-// failure in a row, from passOverFirst up to passOverMax, so that a peer
-// that claims every chain and answers nothing (a status names them all
-// afresh) costs each worker one stall, then one per passOverMax.
+// restarting node must be backfilled from as soon as it is back). The
+// while doubles with each stall in a row, from passOverFirst up to
+// passOverMax, so that a peer that claims every chain and answers nothing
+// (a status names them all afresh) costs each worker one stall, then one
+// per passOverMax.
 func (s *syncer) passOver(p peer.ID) {
 	s.passMu.Lock()
 	defer s.passMu.Unlock()
