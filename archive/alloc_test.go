@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/archive"
+	"github.com/affine-ledger/ledger/codec"
 )
 
 // TestSectionCIDDigestAllocation: spec/verify.md ("Readers accept
@@ -38,5 +39,37 @@ func TestSectionCIDDigestAllocation(t *testing.T) {
 	if got := after.TotalAlloc - before.TotalAlloc; got > 2*archive.MaxSection {
 		t.Fatalf("reading a %d-byte archive allocated %d bytes (MaxSection is %d): the section bound is checked after the CID's claimed digest is allocated (%v)",
 			len(car), got, archive.MaxSection, err)
+	}
+}
+
+// TestHeaderAllocation: a header may be up to MaxHeader (4 MiB), a root
+// per chain, and what reading it costs must follow its bytes. go-car
+// decoded it into a generic node tree first: a header of 100,000 roots
+// (4.1 MB) allocated 75 MiB, 19 times its size.
+func TestHeaderAllocation(t *testing.T) {
+	const n = 100_000
+	var roots []codec.Link
+	for i := range n {
+		roots = append(roots, codec.LinkTo(codec.Sum(binary.BigEndian.AppendUint32(nil, uint32(i)))))
+	}
+	body, err := codec.Marshal(struct {
+		Roots   []codec.Link `cbor:"roots"`
+		Version uint64       `cbor:"version"`
+	}{roots, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	car := append(binary.AppendUvarint(nil, uint64(len(body))), body...)
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := archive.NewReader(bytes.NewReader(car))
+	runtime.ReadMemStats(&after)
+	if err != nil || len(r.Roots) != n {
+		t.Fatalf("a header of %d roots: %v", n, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*uint64(len(car)) {
+		t.Fatalf("reading a %d-byte header allocated %d MiB, %.1f times its size", len(car), got>>20, float64(got)/float64(len(car)))
 	}
 }

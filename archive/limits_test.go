@@ -53,7 +53,7 @@ func TestHeaderSizeBound(t *testing.T) {
 		if !errors.Is(err, archive.ErrMalformed) {
 			t.Fatalf("header of %d bytes: %v", size, err)
 		}
-		if tooLarge := strings.Contains(err.Error(), "beyond allowable maximum"); tooLarge != (size > archive.MaxHeader) {
+		if tooLarge := strings.Contains(err.Error(), "over the limit"); tooLarge != (size > archive.MaxHeader) {
 			t.Fatalf("header of %d bytes (max %d): %v", size, archive.MaxHeader, err)
 		}
 	}

@@ -2,14 +2,12 @@ package archive
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/ipfs/go-cid"
-	car "github.com/ipld/go-car/v2"
 	"github.com/multiformats/go-multihash"
 
 	"github.com/affine-ledger/ledger/codec"
@@ -70,31 +68,22 @@ const recycled = 128
 
 // NewReader reads the header of a CARv1 archive from r.
 func NewReader(r io.Reader) (*Reader, error) {
-	in := &countingReader{r: bufio.NewReaderSize(r, 1<<16), recording: true}
-	br, err := car.NewBlockReader(in,
-		car.WithTrustedCAR(true), // hashes are checked by the caller, per object
-		car.MaxAllowedHeaderSize(MaxHeader),
-	)
+	in := &countingReader{r: bufio.NewReaderSize(r, 1<<16)}
+	roots, err := readHeader(in)
 	if err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrMalformed, err)
-	}
-	if br.Version != 1 {
-		return nil, fmt.Errorf("%w: header: CAR version %d, ledger archives are CARv1", ErrMalformed, br.Version)
-	}
-	if err := checkHeader(in.stopRecording(), br.Roots); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrMalformed, err)
 	}
 	// A root per chain, and an archive holds one at least: one without
 	// is no ledger's, and would pass an audit as a clean one of nothing.
-	if len(br.Roots) == 0 {
+	if len(roots) == 0 {
 		return nil, fmt.Errorf("%w: header: no roots, an archive names one per chain and holds at least one", ErrMalformed)
 	}
-	for i, c := range br.Roots {
+	for i, c := range roots {
 		if err := checkAddress(c); err != nil {
 			return nil, fmt.Errorf("%w: root %d: %v", ErrMalformed, i, err)
 		}
 	}
-	return &Reader{in: in, Roots: br.Roots, free: make(chan []byte, recycled)}, nil
+	return &Reader{in: in, Roots: roots, free: make(chan []byte, recycled)}, nil
 }
 
 // Next returns the next section, io.EOF after the last. After any other
@@ -127,8 +116,8 @@ func (r *Reader) Next() (Section, error) {
 }
 
 // section reads the next section's CID and data, the data into a recycled
-// buffer if one is large enough. Sections are framed here, not by go-car
-// (which reads only the header): its section reader takes no bound, and
+// buffer if one is large enough. Sections are framed here, not by go-car:
+// its section reader takes no bound, and
 // the CID parser it calls allocates whatever digest length a section
 // claims (32 MiB from an 80-byte file) before any bound could be checked.
 // Here the length comes first, and nothing is allocated past MaxSection.
@@ -223,43 +212,58 @@ func checkAddress(c cid.Cid) error {
 	return nil
 }
 
-// checkHeader requires the header bytes to be exactly the canonical
-// encoding of what go-car read from them (spec/verify.md#archive: a
-// DAG-CBOR map after its length). go-car's decoder is lenient: a damaged
-// length that takes in the start of the first section, or leaves part of
-// the header to it, would otherwise surface as a broken section.
-func checkHeader(got []byte, roots []cid.Cid) error {
-	h := header{Version: 1}
-	for _, c := range roots {
-		h.Roots = append(h.Roots, codec.LinkTo(c))
+// readHeader reads a CARv1 header (spec/verify.md#archive): its length,
+// then exactly the canonical DAG-CBOR of {roots, version: 1}, decoded by
+// the codec's strict rules. go-car decoded any DAG-CBOR there into a
+// generic node tree first, at 20 to 50 times the header's size, and
+// leniently: a damaged length that took in the start of the first
+// section, or left part of the header to it, had to be caught by
+// encoding its result again.
+func readHeader(in *countingReader) ([]cid.Cid, error) {
+	size, err := binary.ReadUvarint(in)
+	switch {
+	case errors.Is(err, io.EOF) && in.n == 0:
+		return nil, errors.New("empty input, not a CARv1")
+	case err != nil:
+		return nil, fmt.Errorf("length: %v", err)
+	case size == 0:
+		return nil, errors.New("length 0")
+	case size > MaxHeader:
+		return nil, fmt.Errorf("%d bytes, over the limit of %d", size, MaxHeader)
 	}
-	hb, err := codec.Marshal(h)
+	// Read, not allocated ahead: the length is only a claim.
+	hb, err := io.ReadAll(io.LimitReader(in, int64(size)))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if want := append(binary.AppendUvarint(nil, uint64(len(hb))), hb...); !bytes.Equal(got, want) {
-		return fmt.Errorf("%d bytes that are not the canonical encoding of its %d roots and version (%d bytes)", len(got), len(roots), len(want))
+	if uint64(len(hb)) != size {
+		return nil, fmt.Errorf("%d bytes of the %d its length announces: %v", len(hb), size, io.ErrUnexpectedEOF)
 	}
-	return nil
+	var h header
+	if err := codec.Unmarshal(hb, &h); err != nil {
+		return nil, fmt.Errorf("%d bytes that are not the canonical encoding of a roots list and a version: %v", size, err)
+	}
+	if h.Version != 1 {
+		return nil, fmt.Errorf("CAR version %d, ledger archives are CARv1", h.Version)
+	}
+	roots := make([]cid.Cid, len(h.Roots))
+	for i, l := range h.Roots {
+		roots[i] = l.Cid
+	}
+	return roots, nil
 }
 
-// countingReader counts the bytes go-car (the header) and section
-// consume, which they read exactly (varints byte by byte, the rest with
-// io.ReadFull), so the count is the offset of the next section. It buffers, for the same reason, and
-// keeps what it reads while recording (the header).
+// countingReader counts the bytes the header and the sections consume,
+// which are read exactly (varints byte by byte, the rest to a length), so
+// the count is the offset of the next section.
 type countingReader struct {
-	r         *bufio.Reader
-	n         int64
-	recording bool
-	rec       []byte
+	r *bufio.Reader
+	n int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
-	if c.recording {
-		c.rec = append(c.rec, p[:n]...)
-	}
 	return n, err
 }
 
@@ -267,22 +271,13 @@ func (c *countingReader) ReadByte() (byte, error) {
 	b, err := c.r.ReadByte()
 	if err == nil {
 		c.n++
-		if c.recording {
-			c.rec = append(c.rec, b)
-		}
 	}
 	return b, err
 }
 
-// Discard skips n bytes the caller peeked at (never while recording).
+// Discard skips n bytes the caller peeked at.
 func (c *countingReader) Discard(n int) (int, error) {
 	d, err := c.r.Discard(n)
 	c.n += int64(d)
 	return d, err
-}
-
-func (c *countingReader) stopRecording() []byte {
-	rec := c.rec
-	c.recording, c.rec = false, nil
-	return rec
 }

@@ -36,7 +36,7 @@ type header struct {
 // Export writes every chain of s (as of when it starts) and every fork
 // proof to w as a CARv1. The sections are written by hand rather than
 // through go-car's writer, whose index of every CID written grows with the
-// ledger; go-car reads them back (Reader).
+// ledger; go-car reads them back all the same (TestGoCarReadsTheExport).
 func Export(s *ledger.Store, w io.Writer) (Stats, error) {
 	var heads []ledger.Head
 	for h, err := range s.Heads() {
