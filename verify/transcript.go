@@ -244,27 +244,10 @@ type transcriptKeys struct {
 // transcript is decoded in place by the worker's dec, since only its keys
 // outlive the call.
 func (vf *Verifier) check(b *record.Block, c cid.Cid, raw []byte, it *item, dec *record.TranscriptDecoder) {
-	vf.checkBytes(c, raw, dec).into(b, it)
-}
-
-// checked is what the steps that need nothing of a transcript's block
-// found: T1, T2 and T6, which a prefetcher may run before the block is
-// known. It holds nothing of the transcript's bytes.
-type checked struct {
-	size int
-	// err is the failure of T1 or T2, worded.
-	err       error
-	validator keys.PublicKey
-	keys      transcriptKeys
-	reexecErr error
-}
-
-// checkBytes runs T1, T2 and (if enabled) T6 on the bytes fetched for c.
-func (vf *Verifier) checkBytes(c cid.Cid, raw []byte, dec *record.TranscriptDecoder) checked {
-	ck := checked{size: len(raw)}
+	it.size = len(raw)
 	if err := codec.CheckCID(raw, c); err != nil {
-		ck.err = fmt.Errorf("bytes do not match the link: %w", err)
-		return ck
+		it.err = fmt.Errorf("bytes do not match the link: %w", err)
+		return
 	}
 	decode := dec.Decode
 	if vf.opts.Reexecute {
@@ -273,31 +256,19 @@ func (vf *Verifier) checkBytes(c cid.Cid, raw []byte, dec *record.TranscriptDeco
 	}
 	t, err := decode(raw)
 	if err != nil {
-		ck.err = err
-		return ck
+		it.err = err
+		return
 	}
-	ck.validator = t.Validator
-	ck.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey}
+	if t.Validator != b.Validator {
+		it.err = fmt.Errorf("names validator %s, the block's is %s", t.Validator, b.Validator)
+		return
+	}
+	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey}
 	if t.Seed != nil {
-		ck.keys.seeded, ck.keys.seedAnchor = true, t.Seed.Anchor
+		it.keys.seeded, it.keys.seedAnchor = true, t.Seed.Anchor
 	}
 	if vf.opts.Reexecute {
-		ck.reexecErr = Reexecute(t)
-	}
-	return ck
-}
-
-// into finishes the parallel steps for block b (T3, the validator) and
-// records the verdicts in it.
-func (ck checked) into(b *record.Block, it *item) {
-	it.size = ck.size
-	switch {
-	case ck.err != nil:
-		it.err = ck.err
-	case ck.validator != b.Validator:
-		it.err = fmt.Errorf("names validator %s, the block's is %s", ck.validator, b.Validator)
-	default:
-		it.keys, it.reexecErr = ck.keys, ck.reexecErr
+		it.reexecErr = Reexecute(t)
 	}
 }
 
