@@ -377,7 +377,7 @@ func (s *Store) TranscriptsByChallenge(id challenge.ID) iter.Seq2[TranscriptRef,
 // One that cannot be read is an *UnreadableForkProofError, and the stream
 // goes on past it: one damaged proof must not hide the others.
 func (s *Store) ForkProofs() iter.Seq2[StoredForkProof, error] {
-	return scanGoingOn(s, []byte{layout.Fork}, layout.PrefixEnd([]byte{layout.Fork}), func(r reader, k, _ []byte) (StoredForkProof, error) {
+	return scanGoingOn(s, []byte{layout.Fork}, func(r reader, k, _ []byte) (StoredForkProof, error) {
 		unreadable := func(c cid.Cid, err error) (StoredForkProof, error) {
 			e := &UnreadableForkProofError{Validator: validatorAt(k, 1), CID: c, Err: err}
 			if len(k) >= 1+32+8 {
@@ -450,9 +450,9 @@ func scanRange[T any](s *Store, lower, upper []byte, parse func(r reader, k, v [
 	return scanEntries(s, lower, upper, false, parse)
 }
 
-// scanGoingOn is scanRange that goes on past an entry parse fails on.
-func scanGoingOn[T any](s *Store, lower, upper []byte, parse func(r reader, k, v []byte) (T, error)) iter.Seq2[T, error] {
-	return scanEntries(s, lower, upper, true, parse)
+// scanGoingOn is scan that goes on past an entry parse fails on.
+func scanGoingOn[T any](s *Store, prefix []byte, parse func(r reader, k, v []byte) (T, error)) iter.Seq2[T, error] {
+	return scanEntries(s, prefix, layout.PrefixEnd(prefix), true, parse)
 }
 
 func scanEntries[T any](s *Store, lower, upper []byte, goOn bool, parse func(r reader, k, v []byte) (T, error)) iter.Seq2[T, error] {
