@@ -425,16 +425,8 @@ func modelHashOf(m record.Miner) []byte {
 // recordType returns a decision record's "type" field, "" if it has none
 // or is not a map.
 func recordType(data []byte) string {
-	var v any
-	if err := codec.Unmarshal(data, &v); err != nil {
-		return ""
-	}
-	m, ok := v.(map[any]any)
-	if !ok {
-		return ""
-	}
-	s, _ := m["type"].(string)
-	return s
+	typ, _, _ := record.DecisionType(data)
+	return typ
 }
 
 // sortedDuels returns the duels newest first: by start block descending,

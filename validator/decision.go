@@ -3,7 +3,6 @@ package validator
 import (
 	"fmt"
 
-	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/vtrust"
@@ -21,7 +20,7 @@ func CheckDecision(data []byte) error {
 	if err := record.CheckDecision(data); err != nil {
 		return err
 	}
-	typ, err := recordType(data)
+	typ, _, err := record.DecisionType(data)
 	if err != nil {
 		return err
 	}
@@ -36,19 +35,4 @@ func CheckDecision(data []byte) error {
 		}
 	}
 	return nil
-}
-
-// recordType returns a decision record's "type" field, "" if it has none
-// or is not a map. data must have passed record.CheckDecision.
-func recordType(data []byte) (string, error) {
-	var v any
-	if err := codec.Unmarshal(data, &v); err != nil {
-		return "", fmt.Errorf("decision: %w", err)
-	}
-	m, ok := v.(map[any]any)
-	if !ok {
-		return "", nil
-	}
-	s, _ := m["type"].(string)
-	return s, nil
 }

@@ -113,7 +113,7 @@ func readResult(s *ledger.Store, c cid.Cid) (duel.Result, bool, error) {
 	if err := codec.CheckCID(raw, c); err != nil {
 		return duel.Result{}, false, fmt.Errorf("%w: %v", ledger.ErrCorrupt, err)
 	}
-	typ, err := recordType(raw)
+	typ, _, err := record.DecisionType(raw)
 	if err != nil || typ != duel.ResultType {
 		return duel.Result{}, false, err
 	}

@@ -22,3 +22,23 @@ func CheckDecision(data []byte) error {
 	}
 	return nil
 }
+
+// DecisionType returns a decision record's "type" and "v" fields: "" and
+// 0 where the record is not a map or lacks them (or holds them with
+// another type). Readers dispatch on both: a record of a known type but a
+// version the release does not know is not judged against the rules of
+// the version it does know.
+func DecisionType(data []byte) (typ string, version uint64, err error) {
+	var v any
+	if err := codec.Unmarshal(data, &v); err != nil {
+		return "", 0, fmt.Errorf("decision: %w: %w", ErrMalformed, err)
+	}
+	m, ok := v.(map[any]any)
+	if !ok {
+		return "", 0, nil
+	}
+	// codec decodes every unsigned integer as a uint64.
+	typ, _ = m["type"].(string)
+	version, _ = m["v"].(uint64)
+	return typ, version, nil
+}
