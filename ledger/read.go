@@ -308,20 +308,12 @@ func (s *Store) Transcript(c cid.Cid) (StoredTranscript, error) {
 		}
 		// The challenge index locates it: one transcript per challenge,
 		// miner and validator.
-		bin, err := t.Challenge.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		val, ok, err := get(r, layout.ChallengeKey(append(bin, t.Miner.Hotkey[:]...), t.Validator))
+		ref, ok, err := transcriptOf(r, t.Validator, t.Miner.Hotkey, t.Challenge)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("transcript %s: %w in the log of %s", c, ErrNotFound, t.Validator)
-		}
-		ref, err := parseRef(t.Validator, val)
-		if err != nil {
-			return err
 		}
 		if !ref.CID.Equals(c) {
 			// Not damage: any record may be stored as a decision, a
@@ -333,6 +325,38 @@ func (s *Store) Transcript(c cid.Cid) (StoredTranscript, error) {
 		return nil
 	})
 	return out, err
+}
+
+// TranscriptOf locates v's transcript of challenge id put to miner: a log
+// holds at most one (spec/ledger.md). ErrNotFound if it holds none.
+func (s *Store) TranscriptOf(v, miner keys.PublicKey, id challenge.ID) (TranscriptRef, error) {
+	var out TranscriptRef
+	err := s.withView(func(r reader) error {
+		ref, ok, err := transcriptOf(r, v, miner, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("challenge %s with miner %s: %w in the log of %s", id, miner, ErrNotFound, v)
+		}
+		out = ref
+		return nil
+	})
+	return out, err
+}
+
+// transcriptOf reads the challenge index's entry for (id, miner, v).
+func transcriptOf(r reader, v, miner keys.PublicKey, id challenge.ID) (TranscriptRef, bool, error) {
+	bin, err := id.MarshalBinary()
+	if err != nil {
+		return TranscriptRef{}, false, err
+	}
+	val, ok, err := get(r, layout.ChallengeKey(append(bin, miner[:]...), v))
+	if err != nil || !ok {
+		return TranscriptRef{}, false, err
+	}
+	ref, err := parseRef(v, val)
+	return ref, err == nil, err
 }
 
 // Leaves streams v's log from leaf index from, in order.

@@ -168,21 +168,36 @@ func BlockAnchor(b int) record.Anchor { return recordtest.Anchor(uint64(b + 1)) 
 // model that always replies with the same text (n varies it), and records
 // it as a validator would (format 2, its seed recorded).
 func Transcript(v keys.PublicKey, anchor record.Anchor, env string, counter uint64, n, pad int) (record.Transcript, error) {
+	reply := fmt.Sprintf("<answer>%d</answer>", n%10)
+	if pad > len(reply) {
+		reply = Prose(pad-len(reply), uint64(n)<<32|counter) + reply
+	}
+	m := record.Miner{Hotkey: Miner(n % 3), UID: uint16(n % 3), Model: fmt.Sprintf("org/model-%d", n%3), Revision: "main", ModelHash: []byte{0xab, byte(n % 3)}, Endpoint: "chute"}
+	d := record.Duel{Champion: Miner(0), Contender: Miner(1), Start: anchor}.ID()
+	t, err := Play(v, record.Seed{Anchor: anchor, Counter: counter}, env, m, d, func([]envs.Message) string { return reply })
+	if err != nil {
+		return t, err
+	}
+	copy(t.Invocation[:], fmt.Sprintf("inv-%08d-%06d", n, counter))
+	t.StartedMS = int64(1_700_000_000_000 + n*1000)
+	t.FinishedMS = t.StartedMS + 100
+	return t, nil
+}
+
+// Play plays the challenge of env that seed derives for v, with model m
+// answering by reply, and records it as a validator would (format 2, its
+// seed recorded) for duel d.
+func Play(v keys.PublicKey, seed record.Seed, env string, m record.Miner, d record.DuelID, reply func([]envs.Message) string) (record.Transcript, error) {
 	f, err := registry.Latest(env)
 	if err != nil {
 		return record.Transcript{}, err
 	}
 	spec := f.Spec()
-	seed := record.Seed{Anchor: anchor, Counter: counter}
 	id, err := seed.Derive(v, spec.Name, spec.Version)
 	if err != nil {
 		return record.Transcript{}, err
 	}
-	reply := fmt.Sprintf("<answer>%d</answer>", n%10)
-	if pad > len(reply) {
-		reply = Prose(pad-len(reply), uint64(n)<<32|counter) + reply
-	}
-	ep, err := envs.Play(f, id, func([]envs.Message) string { return reply })
+	ep, err := envs.Play(f, id, reply)
 	if err != nil {
 		return record.Transcript{}, err
 	}
@@ -191,9 +206,8 @@ func Transcript(v keys.PublicKey, anchor record.Anchor, env string, counter uint
 		rewards[i] = int64(r)
 	}
 	var inv record.InvocationID
-	copy(inv[:], fmt.Sprintf("inv-%08d-%06d", n, counter))
-	miner := Miner(n % 3)
-	start := int64(1_700_000_000_000 + n*1000)
+	copy(inv[:], fmt.Sprintf("inv-%x-%06d-%x", m.Hotkey[:4], seed.Counter, seed.Anchor.Number))
+	start := int64(1_700_000_000_000 + seed.Counter*1000)
 	return record.Transcript{
 		Format:       record.TranscriptFormat,
 		Challenge:    id,
@@ -201,8 +215,8 @@ func Transcript(v keys.PublicKey, anchor record.Anchor, env string, counter uint
 		EnvVersion:   id.Version,
 		Validator:    v,
 		Seed:         &seed,
-		Miner:        record.Miner{Hotkey: miner, UID: uint16(n % 3), Model: fmt.Sprintf("org/model-%d", n%3), Revision: "main", ModelHash: []byte{0xab, byte(n % 3)}, Endpoint: "chute"},
-		Duel:         record.Duel{Champion: Miner(0), Contender: Miner(1), Start: anchor}.ID(),
+		Miner:        m,
+		Duel:         d,
 		Invocation:   inv,
 		Conversation: ep.Messages,
 		TurnRewards:  rewards,
