@@ -86,11 +86,8 @@ func TestClusterEpoch(t *testing.T) {
 			}
 			ts = append(ts, tr)
 		}
-		b, _, err := duel.Encode(w.result(t, i == liar))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := n.Add(ctx, anchor, ts, [][]byte{b})(); err != nil {
+		p := w.result(t, cl.Keys[i].Public(), i == liar)
+		if _, err := n.Add(ctx, anchor, append(ts, p.transcripts...), [][]byte{p.raw})(); err != nil {
 			t.Fatalf("node %d append: %v", i, err)
 		}
 	}

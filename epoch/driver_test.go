@@ -2,18 +2,15 @@ package epoch
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/chain/local"
-	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
-	"github.com/affine-ledger/ledger/rng"
 )
 
 const tempo = 10
@@ -72,16 +69,12 @@ func newWorldLying(t *testing.T, commitReveal, rewards bool) *world {
 	// Every validator records the duel of the window: the honest ones
 	// saw the contender win every challenge, the liar claims the opposite.
 	for i, k := range ks {
-		r := w.result(t, i == liar)
-		b, _, err := duel.Encode(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := w.result(t, k.Public(), i == liar)
 		a, err := s.NewAppender(k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.Append(ctx, recordtest.Anchor(3), nil, [][]byte{b}); err != nil {
+		if _, err := a.Append(ctx, recordtest.Anchor(3), p.transcripts, [][]byte{p.raw}); err != nil {
 			t.Fatal(err)
 		}
 		if err := a.Close(); err != nil {
@@ -91,35 +84,13 @@ func newWorldLying(t *testing.T, commitReveal, rewards bool) *world {
 	return w
 }
 
-func (w *world) result(t *testing.T, lie bool) duel.Result {
+func (w *world) result(t *testing.T, v keys.PublicKey, lie bool) playedDuel {
 	t.Helper()
 	o := duel.Win
 	if lie {
 		o = duel.Loss
 	}
-	a := recordtest.Anchor(3)
-	var samples []duel.Sample
-	for i := range 24 {
-		var seed [32]byte
-		seed = rng.Derive(seed, string(rune('a'+i)))
-		samples = append(samples, duel.Sample{ID: challenge.ID{Env: "mult8", Version: 1, Seed: seed}, Outcome: o})
-		// the env stops at its decision: feed samples until it is made
-		r, err := duel.Recompute(duel.Input{
-			Start:    duel.Anchor{Number: a.Number, Hash: duel.Hash(a.Hash)},
-			Champion: duel.Side{Hotkey: w.champ.Public()}, Contender: duel.Side{Hotkey: w.con.Public()},
-			Rule: duel.EverySampleRule(1960, 12, 24), RatioPPM: 500_000,
-			Envs: []duel.EnvInput{{Env: "mult8", Samples: samples}},
-		})
-		if errors.Is(err, duel.ErrUndecided) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	t.Fatal("duel undecided after 24 samples")
-	return duel.Result{}
+	return playDuel(t, v, duel.Side{Hotkey: w.champ.Public()}, duel.Side{Hotkey: w.con.Public()}, recordtest.Anchor(3), 0, o)
 }
 
 func (w *world) drivers(t *testing.T) []*Driver {

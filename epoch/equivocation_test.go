@@ -66,18 +66,14 @@ func putBlock(t *testing.T, src, dst *ledger.Store, b ledger.StoredBlock) error 
 }
 
 // appendDuel appends to k's chain in s a block anchored at anchor that
-// links r, and returns the stored block.
-func appendDuel(t *testing.T, s *ledger.Store, k *keys.Hotkey, anchor uint64, r duel.Result) ledger.StoredBlock {
+// links the duel's transcripts and result, and returns the stored block.
+func appendDuel(t *testing.T, s *ledger.Store, k *keys.Hotkey, anchor uint64, p playedDuel) ledger.StoredBlock {
 	t.Helper()
-	b, _, err := duel.Encode(r)
-	if err != nil {
-		t.Fatal(err)
-	}
 	a, err := s.NewAppender(k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Append(context.Background(), recordtest.Anchor(anchor), nil, [][]byte{b}); err != nil {
+	if _, err := a.Append(context.Background(), recordtest.Anchor(anchor), p.transcripts, [][]byte{p.raw}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Close(); err != nil {
@@ -112,11 +108,11 @@ func TestEquivocatorCannotSplitHonestValidators(t *testing.T) {
 			w := newModelWorld(t, false, 0, []uint64{100, 100, 1, 1})
 			h, v, o1, o2 := w.keys[0], w.keys[1], w.keys[2], w.keys[3]
 			ctx := context.Background()
-			appendDuel(t, w.store, h, forkAt, w.result(t, duel.Win))
+			appendDuel(t, w.store, h, forkAt, w.result(t, h.Public(), duel.Win))
 			// V's two forks at the same height.
 			fa, fb := copyStore(t, w.store), copyStore(t, w.store)
-			forContender := appendDuel(t, fa, v, forkAt, w.result(t, duel.Win))
-			forChampion := appendDuel(t, fb, v, forkAt, w.result(t, duel.Loss))
+			forContender := appendDuel(t, fa, v, forkAt, w.result(t, v.Public(), duel.Win))
+			forChampion := appendDuel(t, fb, v, forkAt, w.result(t, v.Public(), duel.Loss))
 			if forContender.Height != forChampion.Height {
 				t.Fatalf("forks at heights %d and %d", forContender.Height, forChampion.Height)
 			}
@@ -142,7 +138,7 @@ func TestEquivocatorCannotSplitHonestValidators(t *testing.T) {
 			// fork are not read.
 			end := Boundary(forked, chain.TempoSchedule(tempo))
 			for _, k := range []*keys.Hotkey{h, o2} {
-				appendDuel(t, s1, k, end, w.result(t, duel.Win))
+				appendDuel(t, s1, k, end, w.duel(t, k.Public(), w.champ, w.con, 100, duel.Win))
 			}
 			d, err := New(Config{Chain: w.chain, Store: s1, Key: o1})
 			if err != nil {

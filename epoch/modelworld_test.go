@@ -2,18 +2,15 @@ package epoch
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/chain/local"
-	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
-	"github.com/affine-ledger/ledger/rng"
 )
 
 // modelWorld is like world, but the duel sides carry the miners' model
@@ -73,57 +70,23 @@ func newModelWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []u
 	}
 	// Every validator records the same duel, won by the contender.
 	for _, k := range ks {
-		b, _, err := duel.Encode(w.result(t, duel.Win))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := s.NewAppender(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.Append(ctx, recordtest.Anchor(duelAnchor), nil, [][]byte{b}); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Close(); err != nil {
-			t.Fatal(err)
-		}
+		appendDuel(t, s, k, duelAnchor, w.result(t, k.Public(), duel.Win))
 	}
 	return w
 }
 
-// result is a duel of w's champion and contender in which every
-// challenge has outcome o, fed until it decides.
-func (w *modelWorld) result(t *testing.T, o duel.Outcome) duel.Result {
+// result is v's record of a duel of w's champion and contender in which
+// every challenge has outcome o (playDuel).
+func (w *modelWorld) result(t *testing.T, v keys.PublicKey, o duel.Outcome) playedDuel {
 	t.Helper()
-	return w.duel(t, w.champ, w.con, o)
+	return w.duel(t, v, w.champ, w.con, 0, o)
 }
 
-// duel is a duel of champion and contender in which every challenge has
-// outcome o, fed until it decides.
-func (w *modelWorld) duel(t *testing.T, champion, contender duel.Side, o duel.Outcome) duel.Result {
+// duel is v's record of a duel of champion and contender, its challenges
+// drawn from counter from on, in which every challenge has outcome o.
+func (w *modelWorld) duel(t *testing.T, v keys.PublicKey, champion, contender duel.Side, from uint64, o duel.Outcome) playedDuel {
 	t.Helper()
-	a := recordtest.Anchor(3)
-	var samples []duel.Sample
-	for i := range 24 {
-		var seed [32]byte
-		seed = rng.Derive(seed, string(rune('a'+i)))
-		samples = append(samples, duel.Sample{ID: challenge.ID{Env: "mult8", Version: 1, Seed: seed}, Outcome: o})
-		r, err := duel.Recompute(duel.Input{
-			Start:    duel.Anchor{Number: a.Number, Hash: duel.Hash(a.Hash)},
-			Champion: champion, Contender: contender,
-			Rule: duel.EverySampleRule(1960, 12, 24), RatioPPM: 500_000,
-			Envs: []duel.EnvInput{{Env: "mult8", Samples: samples}},
-		})
-		if errors.Is(err, duel.ErrUndecided) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	t.Fatal("duel undecided after 24 samples")
-	return duel.Result{}
+	return playDuel(t, v, champion, contender, recordtest.Anchor(3), from, o)
 }
 
 func (w *modelWorld) drivers(t *testing.T, champion duel.Side) []*Driver {

@@ -35,11 +35,11 @@ func TestOverrideHealsASplit(t *testing.T) {
 			late := copyStore(t, w.store)
 			var dethrone, retake []ledger.StoredBlock
 			for _, k := range w.keys[:3] {
-				dethrone = append(dethrone, appendDuel(t, w.store, k, 23, w.result(t, duel.Win)))
+				dethrone = append(dethrone, appendDuel(t, w.store, k, 23, w.result(t, k.Public(), duel.Win)))
 			}
 			if tc.retaken {
 				for _, k := range w.keys[:3] {
-					retake = append(retake, appendDuel(t, w.store, k, 33, w.duel(t, w.con, w.champ, duel.Win)))
+					retake = append(retake, appendDuel(t, w.store, k, 33, w.duel(t, k.Public(), w.con, w.champ, 100, duel.Win)))
 				}
 			}
 			ds := w.drivers(t, w.champ)

@@ -50,7 +50,9 @@ func TestAuditorRecordsOutcomesOnce(t *testing.T) {
 	published := 0
 	rec := d.recorder(ctx, app, func() { published++ })
 
-	peerTranscripts := 0
+	// One outcome per peer record judged: each transcript, and each duel
+	// result (one per peer in this world).
+	peerRecords := 0
 	for i, k := range w.keys {
 		if i == 0 {
 			continue
@@ -59,10 +61,10 @@ func TestAuditorRecordsOutcomesOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			peerTranscripts += len(b.Transcripts)
+			peerRecords += len(b.Transcripts) + len(b.Decisions)
 		}
 	}
-	if peerTranscripts == 0 {
+	if peerRecords == 0 {
 		t.Fatal("the world has no peer transcripts to audit")
 	}
 	before := len(linkedOutcomes(t, w, 0))
@@ -75,8 +77,8 @@ func TestAuditorRecordsOutcomesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := linkedOutcomes(t, w, 0)
-	if len(got)-before != peerTranscripts {
-		t.Fatalf("own chain links %d new outcomes, want one per peer transcript (%d)", len(got)-before, peerTranscripts)
+	if len(got)-before != peerRecords {
+		t.Fatalf("own chain links %d new outcomes, want one per peer transcript and duel result (%d)", len(got)-before, peerRecords)
 	}
 	if published == 0 {
 		t.Fatal("no block was published after recording")
@@ -118,8 +120,8 @@ func TestAuditorRecordsOutcomesOnce(t *testing.T) {
 	if n, err := again.CatchUp(); err != nil || n == 0 {
 		t.Fatalf("restarted auditor audited %d blocks: %v", n, err)
 	}
-	if len(again.Outcomes()) != peerTranscripts {
-		t.Fatalf("restarted auditor holds %d outcomes, want %d", len(again.Outcomes()), peerTranscripts)
+	if len(again.Outcomes()) != peerRecords {
+		t.Fatalf("restarted auditor holds %d outcomes, want %d", len(again.Outcomes()), peerRecords)
 	}
 	after, err := w.store.Head(self.Public())
 	if err != nil {

@@ -17,15 +17,21 @@ import (
 
 // Audit re-executes every transcript of peer block b with the checks of
 // `ledger verify` (bytes against the link, well-formedness, the block's
-// validator, re-execution: spec/verify.md T1-T3 and T6) and returns one
-// outcome per transcript, in the block's order:
+// validator, re-execution: spec/verify.md T1-T3 and T6) and checks every
+// duel result b links against the validator's transcripts
+// (judgeDecision). It returns one outcome per transcript, in the block's
+// order, then one per duel result:
 //
 //   - agree: every check reproduced the record;
 //   - fault: the transcript is well-formed and signed into b, but a
 //     deterministic result (reward, turn reward, reason, prompt,
-//     observation) does not reproduce, or it names another validator;
+//     observation) does not reproduce, or it names another validator; a
+//     duel result does not recompute, or an outcome letter contradicts
+//     the rewards of the validator's transcripts of its challenge;
 //   - disagree: the transcript is missing from the store or its bytes do
-//     not decode, which proves nothing against b's validator.
+//     not decode; a duel result's challenge has no transcript of a side
+//     in the validator's log up to b. Neither proves anything against
+//     b's validator.
 //
 // An auditor never judges itself: Audit of one's own block is an error.
 func Audit(auditor keys.PublicKey, s *ledger.Store, b ledger.StoredBlock) ([]vtrust.Outcome, error) {
@@ -38,6 +44,17 @@ func Audit(auditor keys.PublicKey, s *ledger.Store, b ledger.StoredBlock) ([]vtr
 		o, err := vtrust.NewOutcome(auditor, b.Validator, b.CID, l.Cid, verdict, reason)
 		if err != nil {
 			return nil, fmt.Errorf("audit block %d of %s, transcript %d: %w", b.Height, b.Validator, i, err)
+		}
+		out = append(out, o)
+	}
+	for i, l := range b.Decisions {
+		verdict, reason, judged := judgeDecision(s, b, l.Cid)
+		if !judged {
+			continue
+		}
+		o, err := vtrust.NewOutcome(auditor, b.Validator, b.CID, l.Cid, verdict, reason)
+		if err != nil {
+			return nil, fmt.Errorf("audit block %d of %s, decision %d: %w", b.Height, b.Validator, i, err)
 		}
 		out = append(out, o)
 	}
