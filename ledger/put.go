@@ -92,11 +92,14 @@ func (s *Store) putLocked(blk *record.Block, block []byte, c cid.Cid, ref record
 	if !ch.empty && blk.Height <= ch.head.Height {
 		return s.putKnownHeight(blk, block, ref)
 	}
-	if ch.empty && blk.Height > 0 {
-		return PutResult{}, nil, &MissingParentError{Validator: blk.Validator, Height: blk.Height}
-	}
+	// Before the parent check: the network layer backfills a missing
+	// parent, and a local chain's blocks from elsewhere are refused
+	// whatever their parents.
 	if _, mine := s.local[blk.Validator]; mine {
 		return PutResult{}, nil, fmt.Errorf("put %s: %w: a block it did not make cannot extend it", ref, ErrLocalChain)
+	}
+	if ch.empty && blk.Height > 0 {
+		return PutResult{}, nil, &MissingParentError{Validator: blk.Validator, Height: blk.Height}
 	}
 	if !ch.empty {
 		if blk.Height > ch.head.Height+1 {

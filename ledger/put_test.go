@@ -374,3 +374,23 @@ func TestConcurrentPutsOfOneChain(t *testing.T) {
 		t.Fatalf("%d blocks reported stored, want exactly %d", n, len(chain))
 	}
 }
+
+func TestLocalChainRefusedBeforeItsParentIsAsked(t *testing.T) {
+	t.Parallel()
+	// An appender with no block yet: a block of its chain above height 0
+	// from elsewhere is refused as the local chain's, not reported as
+	// missing its parent, which would send the network layer backfilling
+	// blocks the store refuses anyway.
+	s := open(t, t.TempDir())
+	defer s.Close()
+	k := alice(t)
+	a := appender(t, s, k)
+	defer a.Close()
+	p := &peerChain{t: t, key: k, next: 700}
+	p.accept(p.build(1, nil))
+	second := p.build(1, nil)
+	_, err := s.Put(second.raw, second.objs)
+	if !errors.Is(err, ledger.ErrLocalChain) || errors.Is(err, ledger.ErrMissingParent) {
+		t.Fatalf("block 1 of the local chain from elsewhere: %v, want ErrLocalChain", err)
+	}
+}
