@@ -41,7 +41,7 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		name string
 		// appends gives the validator's blocks, in order.
 		appends func(v keys.PublicKey) []appended
-		verdict vtrust.Verdict                   // "" when no outcome is due
+		verdict vtrust.Verdict // "" when no outcome is due
 		reason  string
 	}{{
 		name: "honest",
@@ -106,8 +106,10 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		verdict: vtrust.Fault,
 		reason:  "does not recompute",
 	}, {
-		name:    "a duel result of a version this release does not know",
-		appends: func(keys.PublicKey) []appended { return []appended{{[]record.Transcript(nil), [][]byte{unknownVersion}}} },
+		name: "a duel result of a version this release does not know",
+		appends: func(keys.PublicKey) []appended {
+			return []appended{{[]record.Transcript(nil), [][]byte{unknownVersion}}}
+		},
 	}, {
 		name:    "another record",
 		appends: func(keys.PublicKey) []appended { return []appended{{[]record.Transcript(nil), [][]byte{notDuel}}} },
