@@ -222,6 +222,11 @@ func (a *Appender) prepare(ctx context.Context, anchor record.Anchor, transcript
 		if t.Validator != v {
 			return nil, fmt.Errorf("append: transcript %d names validator %s, the appender's is %s", i, t.Validator, v)
 		}
+		// Older formats stay readable, in peers' blocks and old logs, but
+		// writers write the current one only (spec/ledger.md, Format 1).
+		if t.Format != record.TranscriptFormat {
+			return nil, fmt.Errorf("append: transcript %d: %w: format %d, writers write format %d only", i, record.ErrMalformed, t.Format, record.TranscriptFormat)
+		}
 		raw, c, err := t.Encode()
 		if err != nil {
 			return nil, fmt.Errorf("append: transcript %d: %w", i, err)

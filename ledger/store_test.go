@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -419,5 +420,27 @@ func TestAppenderBatchOptions(t *testing.T) {
 	}
 	if _, err := s.NewAppender(k); err == nil {
 		t.Fatal("a second appender for one key was allowed")
+	}
+}
+
+func TestAppenderWritesTheCurrentFormatOnly(t *testing.T) {
+	t.Parallel()
+	// spec/ledger.md, Format 1: format-1 transcripts stay readable in
+	// peers' blocks and old logs, but writers write format 2 only.
+	s := open(t, t.TempDir())
+	defer s.Close()
+	k := alice(t)
+	a := appender(t, s, k)
+	defer a.Close()
+	old := recordtest.TranscriptV1(k.Public(), 1, 0)
+	_, err := a.Append(context.Background(), recordtest.Anchor(1), []record.Transcript{old}, nil)
+	if !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), "format 1") {
+		t.Fatalf("format-1 transcript appended: %v, want ErrMalformed naming the format", err)
+	}
+	if _, err := s.Head(k.Public()); !errors.Is(err, ledger.ErrNotFound) {
+		t.Fatalf("head after the refusal: %v, want none", err)
+	}
+	if _, err := a.Append(context.Background(), recordtest.Anchor(1), []record.Transcript{recordtest.Transcript(k.Public(), 1, 0)}, nil); err != nil {
+		t.Fatalf("format-2 transcript after the refusal: %v", err)
 	}
 }

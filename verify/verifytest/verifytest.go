@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ipfs/go-cid"
 
@@ -78,7 +79,7 @@ func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
 	for vi := 0; vi < spec.Validators; vi++ {
 		k := Key(vi)
 		out = append(out, k)
-		a, err := s.NewAppender(k)
+		w, err := newChainWriter(s, k, spec.Format)
 		if err != nil {
 			return nil, err
 		}
@@ -120,16 +121,92 @@ func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
 				}
 				ds = append(ds, d)
 			}
-			if _, err := a.Append(context.Background(), anchor, ts, ds); err != nil {
+			if err := w.write(anchor, ts, ds); err != nil {
 				return nil, fmt.Errorf("validator %d block %d: %w", vi, b, err)
 			}
 		}
-		if err := a.Close(); err != nil {
+		if err := w.close(); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
+
+// chainWriter writes one validator's chain, a block per write.
+type chainWriter interface {
+	write(anchor record.Anchor, ts []record.Transcript, ds [][]byte) error
+	close() error
+}
+
+// newChainWriter writes k's chain through an appender, or for format-1
+// transcripts, which writers no longer write, as a peer's signed blocks.
+func newChainWriter(s *ledger.Store, k *keys.Hotkey, format uint64) (chainWriter, error) {
+	if format == record.TranscriptFormatV1 {
+		return &signedPuts{s: s, k: k, tree: record.NewTree()}, nil
+	}
+	a, err := s.NewAppender(k)
+	if err != nil {
+		return nil, err
+	}
+	return appenderWriter{a}, nil
+}
+
+type appenderWriter struct{ a *ledger.Appender }
+
+func (w appenderWriter) write(anchor record.Anchor, ts []record.Transcript, ds [][]byte) error {
+	_, err := w.a.Append(context.Background(), anchor, ts, ds)
+	return err
+}
+
+func (w appenderWriter) close() error { return w.a.Close() }
+
+// signedPuts builds and signs each block itself and puts it, as a peer's
+// block reaches a store, checked alike.
+type signedPuts struct {
+	s    *ledger.Store
+	k    *keys.Hotkey
+	tree *record.Tree
+	head *record.Block
+	cid  cid.Cid
+}
+
+func (p *signedPuts) write(anchor record.Anchor, ts []record.Transcript, ds [][]byte) error {
+	h := record.Header{
+		Format: record.BlockFormat, Validator: p.k.Public(), Anchor: anchor, TimeMS: time.Now().UnixMilli(),
+		Transcripts: []codec.Link{}, Decisions: []codec.Link{},
+	}
+	if p.head != nil {
+		h.Height, h.Prev = p.head.Height+1, codec.LinkTo(p.cid)
+		h.TimeMS = max(h.TimeMS, p.head.TimeMS)
+	}
+	objs := map[cid.Cid][]byte{}
+	for _, t := range ts {
+		raw, c, err := t.Encode()
+		if err != nil {
+			return err
+		}
+		objs[c] = raw
+		h.Transcripts = append(h.Transcripts, codec.LinkTo(c))
+		p.tree.Append(c, nil)
+	}
+	for _, d := range ds {
+		c := codec.Sum(d)
+		objs[c] = d
+		h.Decisions = append(h.Decisions, codec.LinkTo(c))
+	}
+	h.Checkpoint = p.tree.Checkpoint()
+	blk, raw, c, err := record.Sign(h, p.k)
+	if err != nil {
+		return err
+	}
+	if _, err := p.s.Put(raw, objs); err != nil {
+		return err
+	}
+	p.head, p.cid = blk, c
+	return nil
+}
+
+func (p *signedPuts) close() error { return nil }
 
 // words are what Prose writes: common English, no digits or markup, so
 // that padding compresses like a model's reasoning (about 2:1 under
