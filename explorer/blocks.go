@@ -87,6 +87,9 @@ type DecisionView struct {
 	// Duel is the summary of a duel result; Outcome an outcome record.
 	Duel    *DuelRow        `json:"duel,omitempty"`
 	Outcome *vtrust.Outcome `json:"outcome,omitempty"`
+	// OutcomeOn is the type of the record an outcome judges, "duel" or
+	// "transcript", so that a page links to the right view of it.
+	OutcomeOn string `json:"outcome_on,omitempty"`
 	// Error says why a record could not be read.
 	Error string `json:"error,omitempty"`
 }
@@ -203,6 +206,10 @@ func (srv *server) decisionView(b ledger.StoredBlock, i int, l codec.Link) Decis
 			return dv
 		}
 		dv.Outcome = &o
+		dv.OutcomeOn = "transcript"
+		if raw, err := srv.s.Object(o.Record.Cid); err == nil && recordType(raw) == duel.ResultType {
+			dv.OutcomeOn = duel.ResultType
+		}
 	}
 	return dv
 }

@@ -306,7 +306,30 @@ func (w *writer) outcomes(auditor *keys.Hotkey) ([][]byte, error) {
 		out = append(out, data)
 		w.f.Outcomes = append(w.f.Outcomes, c)
 	}
-	return out, nil
+	// And an agreement with the first validator's duel result, which its
+	// transcripts back.
+	for b, err := range w.s.Blocks(target, 0) {
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range b.Decisions {
+			if !l.Cid.Equals(w.f.Duels[0]) {
+				continue
+			}
+			o, err := vtrust.NewOutcome(auditor.Public(), target, b.CID, l.Cid, vtrust.Agree, "")
+			if err != nil {
+				return nil, err
+			}
+			data, c, err := o.Encode()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, data)
+			w.f.Outcomes = append(w.f.Outcomes, c)
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("the first validator's duel result %s is in none of its blocks", w.f.Duels[0])
 }
 
 // play puts challenge (anchor, env, counter) to m: the reference solver

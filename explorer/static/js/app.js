@@ -156,7 +156,7 @@ async function block(cid) {
       d.type || "?",
       d.error ? h("span", { class: "bad" }, d.error)
         : d.duel ? `${short(d.duel.contender.hotkey)} vs champion ${short(d.duel.champion.hotkey)}: ${d.duel.winner} wins`
-          : d.outcome ? [d.outcome.verdict, " on ", link(["transcript", d.outcome.record], short(d.outcome.record)), " of ", short(d.outcome.validator), d.outcome.reason ? ": " + d.outcome.reason : ""]
+          : d.outcome ? [d.outcome.verdict, " on ", link([d.outcome_on === "duel" ? "duel" : "transcript", d.outcome.record], short(d.outcome.record)), " of ", short(d.outcome.validator), d.outcome.reason ? ": " + d.outcome.reason : ""]
             : "",
     ])),
     h("h2", null, `Transcripts (${b.transcripts})`), list,
