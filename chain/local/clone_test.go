@@ -75,6 +75,7 @@ func TestCloneLeavesOriginal(t *testing.T) {
 		}},
 		{"register", func(s *state) error { _, err := s.register(eve.Public(), 5, true); return err }},
 		{"re-register", func(s *state) error { _, err := s.register(d.dave.Public(), 99, true); return err }},
+		{"replace", func(s *state) error { return s.replace(2, hotkey(t, "//Ferdie").Public(), 5) }},
 		{"epoch", func(s *state) error { advance(s, 10); return nil }},
 	}
 	before := stateJSON(t, s)

@@ -264,6 +264,25 @@ func (c *Chain) Register(hotkey keys.PublicKey, stake uint64, validator bool) (u
 	return uid, c.commitLocked(next)
 }
 
+// Replace deregisters the neuron at uid and registers hotkey in its place
+// with stake and no permit: what subtensor does when a registration finds
+// the subnet full and prunes a neuron (an operator's act here, as Register
+// is). The uid then names another hotkey; weights that validators set on
+// it before count for nothing (Yuma masks rows older than a
+// registration).
+func (c *Chain) Replace(uid uint16, hotkey keys.PublicKey, stake uint64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed != nil {
+		return c.failed
+	}
+	next := c.st.clone()
+	if err := next.replace(int(uid), hotkey, stake); err != nil {
+		return err
+	}
+	return c.commitLocked(next)
+}
+
 // Nonce returns the next nonce of hotkey's transactions.
 func (c *Chain) Nonce(hotkey keys.PublicKey) uint64 {
 	c.mu.Lock()

@@ -140,6 +140,32 @@ func (s *state) register(hotkey keys.PublicKey, stake uint64, validator bool) (u
 	return uint16(len(s.Neurons) - 1), nil
 }
 
+// replace puts a new neuron of hotkey at uid: the old one's commitment,
+// weights, commits, results and bonds go with it, and no validator keeps
+// a bond to the uid.
+func (s *state) replace(uid int, hotkey keys.PublicKey, stake uint64) error {
+	if uid >= len(s.Neurons) {
+		return fmt.Errorf("replace uid %d: the subnet has %d neurons", uid, len(s.Neurons))
+	}
+	if _, n := s.find(hotkey); n != nil {
+		return fmt.Errorf("replace uid %d: %s is registered already", uid, hotkey)
+	}
+	for i, n := range s.Neurons {
+		if uid < len(n.Bonds) && n.Bonds[uid] != 0 {
+			// A copy: the row's array is shared with the states before.
+			bonds := slices.Clone(n.Bonds)
+			bonds[uid] = 0
+			s.own(i).Bonds = bonds
+		}
+	}
+	var bonds []uint16
+	if s.Neurons[uid].Bonds != nil {
+		bonds = make([]uint16, len(s.Neurons))
+	}
+	s.Neurons[uid] = &neuron{Hotkey: hotkey, Stake: stake, RegisteredAt: s.Head, LastUpdate: s.Head, Bonds: bonds}
+	return nil
+}
+
 // apply runs a transaction whose signature has been verified: the nonce
 // must be the account's next one; an accepted transaction uses its nonce
 // even when the call then fails, as on Substrate.
