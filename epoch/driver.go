@@ -402,7 +402,7 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	// 4. This epoch's weights, set or committed.
 	err = commitErr
 	if err == nil {
-		if err = d.writeWeights(ctx, p, k, out.Weights, &rep); err != nil {
+		if err = d.writeWeights(ctx, p, k, out.Weights, out.Champion.Hotkey, &rep); err != nil {
 			err = fmt.Errorf("epoch %d: %w", k, err)
 		}
 	}
@@ -444,9 +444,12 @@ func (d *Driver) commit(ctx context.Context, k uint64, rep *Report) error {
 
 // writeWeights sets ws, or commits them for a later reveal, and fills in
 // rep's Weights and Committed. Weights naming no uid write nothing.
-func (d *Driver) writeWeights(ctx context.Context, p chain.Params, k uint64, ws vtrust.Weights, rep *Report) error {
+func (d *Driver) writeWeights(ctx context.Context, p chain.Params, k uint64, ws vtrust.Weights, winner keys.PublicKey, rep *Report) error {
 	if len(ws.UIDs) == 0 {
 		return nil
+	}
+	if err := d.stillHolds(ctx, ws, winner); err != nil {
+		return err
 	}
 	w := chain.Weights{UIDs: ws.UIDs, Values: ws.Values, VersionKey: p.VersionKey}
 	rep.Weights = &w
@@ -465,6 +468,38 @@ func (d *Driver) writeWeights(ctx context.Context, p chain.Params, k uint64, ws 
 	}
 	rep.Committed = true
 	return nil
+}
+
+// stillHolds checks, at the chain's head, that the uid the weights give
+// all to still belongs to the winner. The uid was read at the epoch's
+// first block; if the winner was pruned since and its uid went to a new
+// registration, weights set now would reward the newcomer: Yuma masks
+// only rows set before a registration (spec/epoch.md, "Order of writes").
+func (d *Driver) stillHolds(ctx context.Context, ws vtrust.Weights, winner keys.PublicKey) error {
+	m, err := d.cfg.Chain.Metagraph(ctx)
+	if err != nil {
+		return fmt.Errorf("read the metagraph before writing weights: %w", err)
+	}
+	for _, uid := range ws.UIDs {
+		holder, ok := keys.PublicKey{}, false
+		for _, n := range m.Neurons {
+			if n.UID == uid {
+				holder, ok = n.Hotkey, true
+				break
+			}
+		}
+		if !ok || holder != winner {
+			return fmt.Errorf("no weights written: uid %d, the winner %s's at the epoch's first block, is %s at block %d", uid, winner, holderName(holder, ok), m.Block)
+		}
+	}
+	return nil
+}
+
+func holderName(k keys.PublicKey, ok bool) string {
+	if !ok {
+		return "no neuron's"
+	}
+	return k.String() + "'s"
 }
 
 // resume returns the first epoch to compute, given the current one, and

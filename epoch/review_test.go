@@ -3,6 +3,8 @@ package epoch
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/chain"
@@ -182,5 +184,51 @@ func TestRefusedCommitmentStillMovesTheChampion(t *testing.T) {
 	}
 	if rows, _ := w.chain.Weights(ctx); len(rows) != 0 {
 		t.Errorf("weights set without the checkpoint committed first: %+v", rows)
+	}
+}
+
+// TestNoWeightsForAUidThatChangedHands: the winner's uid is read at the
+// epoch's first block. If the winner is pruned before the weights are
+// written and a newcomer registers in its uid, the weights would reward
+// the newcomer (Yuma masks only rows set before its registration): none
+// are written. The champion still moves with the ledgers.
+func TestNoWeightsForAUidThatChangedHands(t *testing.T) {
+	w := newWorld(t, false)
+	ctx := context.Background()
+	d := w.drivers(t)[0]
+	if err := w.chain.Advance(tempo); err != nil {
+		t.Fatal(err)
+	}
+	uid := w.uid(t, w.con.Public())
+	newcomer := recordtest.Hotkey(t, "//Newcomer")
+	if err := w.chain.Replace(uid, newcomer.Public(), 1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := d.Step(ctx, 1)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("uid %d", uid)) || !strings.Contains(err.Error(), newcomer.Public().String()) {
+		t.Fatalf("epoch 1 with the winner's uid taken over: %v, want an error naming uid %d and the newcomer", err, uid)
+	}
+	rows, err := w.chain.Weights(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 0 {
+		t.Fatalf("weights written: %+v", rows)
+	}
+	if got := d.Champion().Hotkey; got != w.con.Public() {
+		t.Errorf("champion after epoch 1: %s, want the contender %s", got, w.con.Public())
+	}
+
+	// Without the takeover the same epoch sets the weights: the refusal
+	// above is the uid's, not the world's.
+	w2 := newWorld(t, false)
+	if err := w2.chain.Advance(tempo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w2.drivers(t)[0].Step(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := w2.chain.Weights(ctx); err != nil || len(rows) != 1 || rows[0].UIDs[0] != w2.uid(t, w2.con.Public()) {
+		t.Fatalf("weights without the takeover: %+v, %v", rows, err)
 	}
 }
