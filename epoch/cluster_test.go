@@ -87,7 +87,7 @@ func TestClusterEpoch(t *testing.T) {
 			ts = append(ts, tr)
 		}
 		p := w.result(t, cl.Keys[i].Public(), i == liar)
-		if _, err := n.Add(ctx, anchor, append(ts, p.transcripts...), [][]byte{p.raw})(); err != nil {
+		if _, err := n.Add(ctx, anchor, append(ts, p.Transcripts...), [][]byte{p.Raw})(); err != nil {
 			t.Fatalf("node %d append: %v", i, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
+	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
 const tempo = 10
@@ -74,7 +75,7 @@ func newWorldLying(t *testing.T, commitReveal, rewards bool) *world {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.Append(ctx, recordtest.Anchor(3), p.transcripts, [][]byte{p.raw}); err != nil {
+		if _, err := a.Append(ctx, recordtest.Anchor(3), p.Transcripts, [][]byte{p.Raw}); err != nil {
 			t.Fatal(err)
 		}
 		if err := a.Close(); err != nil {
@@ -84,7 +85,7 @@ func newWorldLying(t *testing.T, commitReveal, rewards bool) *world {
 	return w
 }
 
-func (w *world) result(t *testing.T, v keys.PublicKey, lie bool) playedDuel {
+func (w *world) result(t *testing.T, v keys.PublicKey, lie bool) verifytest.Duel {
 	t.Helper()
 	o := duel.Win
 	if lie {

@@ -14,6 +14,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
+	"github.com/affine-ledger/ledger/verify/verifytest"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -67,13 +68,13 @@ func putBlock(t *testing.T, src, dst *ledger.Store, b ledger.StoredBlock) error 
 
 // appendDuel appends to k's chain in s a block anchored at anchor that
 // links the duel's transcripts and result, and returns the stored block.
-func appendDuel(t *testing.T, s *ledger.Store, k *keys.Hotkey, anchor uint64, p playedDuel) ledger.StoredBlock {
+func appendDuel(t *testing.T, s *ledger.Store, k *keys.Hotkey, anchor uint64, p verifytest.Duel) ledger.StoredBlock {
 	t.Helper()
 	a, err := s.NewAppender(k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Append(context.Background(), recordtest.Anchor(anchor), p.transcripts, [][]byte{p.raw}); err != nil {
+	if _, err := a.Append(context.Background(), recordtest.Anchor(anchor), p.Transcripts, [][]byte{p.Raw}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Close(); err != nil {

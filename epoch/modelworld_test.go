@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
+	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
 // modelWorld is like world, but the duel sides carry the miners' model
@@ -77,14 +78,14 @@ func newModelWorld(t *testing.T, commitReveal bool, duelAnchor uint64, stake []u
 
 // result is v's record of a duel of w's champion and contender in which
 // every challenge has outcome o (playDuel).
-func (w *modelWorld) result(t *testing.T, v keys.PublicKey, o duel.Outcome) playedDuel {
+func (w *modelWorld) result(t *testing.T, v keys.PublicKey, o duel.Outcome) verifytest.Duel {
 	t.Helper()
 	return w.duel(t, v, w.champ, w.con, 0, o)
 }
 
 // duel is v's record of a duel of champion and contender, its challenges
 // drawn from counter from on, in which every challenge has outcome o.
-func (w *modelWorld) duel(t *testing.T, v keys.PublicKey, champion, contender duel.Side, from uint64, o duel.Outcome) playedDuel {
+func (w *modelWorld) duel(t *testing.T, v keys.PublicKey, champion, contender duel.Side, from uint64, o duel.Outcome) verifytest.Duel {
 	t.Helper()
 	return playDuel(t, v, champion, contender, recordtest.Anchor(3), from, o)
 }

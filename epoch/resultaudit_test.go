@@ -47,14 +47,14 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		name: "honest",
 		appends: func(v keys.PublicKey) []appended {
 			p := playDuel(t, v, champion, contender, start, 0, duel.Win)
-			return []appended{{p.transcripts, [][]byte{p.raw}}}
+			return []appended{{p.Transcripts, [][]byte{p.Raw}}}
 		},
 		verdict: vtrust.Agree,
 	}, {
 		name: "transcripts in an earlier block",
 		appends: func(v keys.PublicKey) []appended {
 			p := playDuel(t, v, champion, contender, start, 0, duel.Win)
-			return []appended{{p.transcripts, [][]byte(nil)}, {[]record.Transcript(nil), [][]byte{p.raw}}}
+			return []appended{{p.Transcripts, [][]byte(nil)}, {[]record.Transcript(nil), [][]byte{p.Raw}}}
 		},
 		verdict: vtrust.Agree,
 	}, {
@@ -64,7 +64,7 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		appends: func(v keys.PublicKey) []appended {
 			played := playDuel(t, v, champion, contender, start, 0, duel.Win)
 			claimed := playDuel(t, v, champion, contender, start, 0, duel.Loss)
-			return []appended{{played.transcripts, [][]byte{claimed.raw}}}
+			return []appended{{played.Transcripts, [][]byte{claimed.Raw}}}
 		},
 		verdict: vtrust.Fault,
 		reason:  "outcome L recorded, but the validator's transcripts give W",
@@ -72,7 +72,7 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		name: "no transcripts",
 		appends: func(v keys.PublicKey) []appended {
 			p := playDuel(t, v, champion, contender, start, 0, duel.Win)
-			return []appended{{[]record.Transcript(nil), [][]byte{p.raw}}}
+			return []appended{{[]record.Transcript(nil), [][]byte{p.Raw}}}
 		},
 		verdict: vtrust.Disagree,
 		reason:  "the champion's transcript",
@@ -82,7 +82,7 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		name: "transcripts after the result",
 		appends: func(v keys.PublicKey) []appended {
 			p := playDuel(t, v, champion, contender, start, 0, duel.Win)
-			return []appended{{[]record.Transcript(nil), [][]byte{p.raw}}, {p.transcripts, [][]byte(nil)}}
+			return []appended{{[]record.Transcript(nil), [][]byte{p.Raw}}, {p.Transcripts, [][]byte(nil)}}
 		},
 		verdict: vtrust.Disagree,
 		reason:  "after the result's",
@@ -91,12 +91,12 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		appends: func(v keys.PublicKey) []appended {
 			p := playDuel(t, v, champion, contender, start, 0, duel.Win)
 			var champs []record.Transcript
-			for _, tr := range p.transcripts {
+			for _, tr := range p.Transcripts {
 				if tr.Miner.Hotkey == champion.Hotkey {
 					champs = append(champs, tr)
 				}
 			}
-			return []appended{{champs, [][]byte{p.raw}}}
+			return []appended{{champs, [][]byte{p.Raw}}}
 		},
 		verdict: vtrust.Disagree,
 		reason:  "the contender's transcript",
