@@ -19,10 +19,13 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 )
 
-// Location is where a challenge was first used in a chain.
+// Location is where a challenge was first used in a chain, and the reward
+// that transcript recorded (which a duel result's outcome letters are
+// checked against: spec/verify.md, D2).
 type Location struct {
 	Height uint64
 	Index  uint32
+	Reward int64
 }
 
 // ChallengeSet remembers which challenges each validator's log put to
@@ -31,6 +34,8 @@ type ChallengeSet interface {
 	// Add records that v's log put id to miner at loc. If it already did,
 	// Add returns the first location and dup true, recording nothing.
 	Add(v, miner keys.PublicKey, id challenge.ID, loc Location) (first Location, dup bool, err error)
+	// Get returns where v's log put id to miner, if it did.
+	Get(v, miner keys.PublicKey, id challenge.ID) (Location, bool, error)
 	Close() error
 }
 
@@ -52,6 +57,17 @@ func (m MemSet) Add(v, miner keys.PublicKey, id challenge.ID, loc Location) (Loc
 	}
 	m[string(k)] = loc
 	return loc, false, nil
+}
+
+// Get implements ChallengeSet.
+func (m MemSet) Get(v, miner keys.PublicKey, id challenge.ID) (Location, bool, error) {
+	var buf [maxSetKey]byte
+	k, err := appendSetKey(buf[:0], v, miner, id)
+	if err != nil {
+		return Location{}, false, err
+	}
+	loc, ok := m[string(k)]
+	return loc, ok, nil
 }
 
 // Close implements ChallengeSet.
@@ -172,12 +188,32 @@ func diskSetOptions(cache *pebble.Cache) *pebble.Options {
 func (d *DiskSet) Add(v, miner keys.PublicKey, id challenge.ID, loc Location) (Location, bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	k, err := appendSetKey(d.key[:4], v, miner, id)
+	k, err := d.setKey(v, miner, id)
 	if err != nil {
 		return Location{}, false, err
 	}
-	binary.BigEndian.PutUint32(k, uint32(maphash.Bytes(d.seed, k[4:4+64])))
 	return d.add(k, loc)
+}
+
+// Get implements ChallengeSet.
+func (d *DiskSet) Get(v, miner keys.PublicKey, id challenge.ID) (Location, bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k, err := d.setKey(v, miner, id)
+	if err != nil {
+		return Location{}, false, err
+	}
+	return d.lookup(k, maphash.Bytes(d.seed, k))
+}
+
+// setKey builds a challenge's key in d.key; d.mu is held.
+func (d *DiskSet) setKey(v, miner keys.PublicKey, id challenge.ID) ([]byte, error) {
+	k, err := appendSetKey(d.key[:4], v, miner, id)
+	if err != nil {
+		return nil, err
+	}
+	binary.BigEndian.PutUint32(k, uint32(maphash.Bytes(d.seed, k[4:4+64])))
+	return k, nil
 }
 
 // add records k at loc unless it is there already; d.mu is held.
@@ -224,10 +260,10 @@ func (d *DiskSet) lookup(k []byte, h uint64) (Location, bool, error) {
 		return Location{}, false, fmt.Errorf("challenge set: %w", err)
 	}
 	defer closer.Close()
-	if len(val) != 12 {
+	if len(val) != locationBytes {
 		return Location{}, false, fmt.Errorf("challenge set: value of %d bytes", len(val))
 	}
-	return Location{Height: binary.BigEndian.Uint64(val), Index: binary.BigEndian.Uint32(val[8:])}, true, nil
+	return decodeLocation(val), true, nil
 }
 
 // rotate hands the active buffer to a goroutine that writes it to Pebble,
@@ -279,12 +315,11 @@ func (d *DiskSet) wait() error {
 // for its order, which only write uses, so lookups may read p meanwhile.
 func write(db *pebble.DB, p *pending) error {
 	p.sort()
-	b := db.NewBatchWithSize(len(p.arena) + len(p.entries)*(12+8))
-	var val [12]byte
+	b := db.NewBatchWithSize(len(p.arena) + len(p.entries)*(locationBytes+8))
+	var val [locationBytes]byte
 	for _, o := range p.order {
 		e := p.entries[o.i]
-		binary.BigEndian.PutUint64(val[:], e.loc.Height)
-		binary.BigEndian.PutUint32(val[8:], e.loc.Index)
+		encodeLocation(val[:], e.loc)
 		if err := b.Set(p.key(e), val[:], nil); err != nil {
 			b.Close()
 			return err
@@ -468,4 +503,22 @@ func (p *pending) reset() {
 	p.arena = p.arena[:0]
 	p.entries = p.entries[:0]
 	clear(p.slots)
+}
+
+// locationBytes is a Location's size in Pebble: BE64 height, BE32 index,
+// BE64 reward.
+const locationBytes = 8 + 4 + 8
+
+func encodeLocation(val []byte, l Location) {
+	binary.BigEndian.PutUint64(val, l.Height)
+	binary.BigEndian.PutUint32(val[8:], l.Index)
+	binary.BigEndian.PutUint64(val[12:], uint64(l.Reward))
+}
+
+func decodeLocation(val []byte) Location {
+	return Location{
+		Height: binary.BigEndian.Uint64(val),
+		Index:  binary.BigEndian.Uint32(val[8:]),
+		Reward: int64(binary.BigEndian.Uint64(val[12:])),
+	}
 }

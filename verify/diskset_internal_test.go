@@ -43,7 +43,7 @@ func TestDiskSetMatchesMemSet(t *testing.T) {
 				ops = 2_000
 			}
 			for i := range ops {
-				loc := Location{Height: uint64(i), Index: uint32(rng.IntN(1 << 20))}
+				loc := Location{Height: uint64(i), Index: uint32(rng.IntN(1 << 20)), Reward: rng.Int64N(2_000_001) - 1_000_000}
 				switch r := rng.IntN(100); {
 				case r < 10 && len(seen) > 0:
 					e := seen[rng.IntN(len(seen))]
@@ -87,6 +87,11 @@ func TestDiskSetMatchesMemSet(t *testing.T) {
 
 func checkSame(t *testing.T, op int, disk *DiskSet, mem MemSet, v, m keys.PublicKey, id challenge.ID, loc Location) {
 	t.Helper()
+	wantBefore, wantHad, _ := mem.Get(v, m, id)
+	before, had, err := disk.Get(v, m, id)
+	if err != nil || had != wantHad || before != wantBefore {
+		t.Fatalf("op %d: Get(%s) = %+v %v err %v, want %+v %v", op, id, before, had, err, wantBefore, wantHad)
+	}
 	wantFirst, wantDup, _ := mem.Add(v, m, id, loc)
 	first, dup, err := disk.Add(v, m, id, loc)
 	if err != nil || dup != wantDup || first != wantFirst {

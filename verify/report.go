@@ -64,6 +64,13 @@ type Report struct {
 	SeedsExact      int `json:"seeds_exact"`
 	SeedsDerived    int `json:"seeds_derived"`
 	SeedsUnverified int `json:"seeds_unverified"`
+	// DuelResults counts the duel results checked (spec/verify.md, D2);
+	// OutcomesChecked their outcome letters held to the chain's
+	// transcripts, OutcomesUnbacked those whose two transcripts the
+	// audited part of the chain does not hold (not a failure).
+	DuelResults      int `json:"duel_results"`
+	OutcomesChecked  int `json:"outcomes_checked"`
+	OutcomesUnbacked int `json:"outcomes_unbacked"`
 	// Commitments counts the on-chain commitments held to the ledger
 	// (ledger verify --chain; each that does not match is also a failure),
 	// nil when none were asked for.

@@ -232,6 +232,7 @@ func (p *pipeline) stop() {
 type transcriptKeys struct {
 	challenge challenge.ID
 	miner     keys.PublicKey
+	reward    int64
 	// seeded is false in format 1, which records no seed; seedAnchor is
 	// the anchor a format-2 seed names.
 	seeded     bool
@@ -263,7 +264,7 @@ func (vf *Verifier) check(b *record.Block, c cid.Cid, raw []byte, it *item, dec 
 		it.err = fmt.Errorf("names validator %s, the block's is %s", t.Validator, b.Validator)
 		return
 	}
-	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey}
+	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey, reward: t.Reward}
 	if t.Seed != nil {
 		it.keys.seeded, it.keys.seedAnchor = true, t.Seed.Anchor
 	}
@@ -281,7 +282,7 @@ func (vf *Verifier) transcript(b *record.Block, index int, it *item) error {
 		return it.err
 	}
 	t := it.keys
-	at := Location{Height: b.Height, Index: uint32(index)}
+	at := Location{Height: b.Height, Index: uint32(index), Reward: t.reward}
 	prior, dup, err := vf.opts.Challenges.Add(ch.v, t.miner, t.challenge, at)
 	if err != nil {
 		return fmt.Errorf("challenge set: %w", err)

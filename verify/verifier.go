@@ -333,7 +333,10 @@ func (vf *Verifier) objects(b *record.Block, c cid.Cid, src source, signed func(
 			if linked += len(raw); linked > record.MaxBlockObjectBytes {
 				return errObjectBytes
 			}
-			return record.CheckDecision(raw)
+			if err := record.CheckDecision(raw); err != nil {
+				return err
+			}
+			return vf.duelResult(raw)
 		})
 		if err != nil {
 			vf.failChain(blockFailure(ch.v, ch.next, c, -1, "decision %d (%s): %v", i, l.Cid, err))

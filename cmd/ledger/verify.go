@@ -265,6 +265,8 @@ func printVerifyReport(w io.Writer, r verify.Report) {
 	fmt.Fprintf(w, "%s: %d chains, %d blocks, %d transcripts, %d bytes in %.2f s\n", status, r.Chains, r.Blocks, r.Transcripts, r.Bytes, r.Seconds)
 	fmt.Fprintf(w, "re-executed %d transcripts; seeds checked exactly %d, format-1 seeds derived from recorded anchors %d, not derivable %d; fork proofs %d\n",
 		r.Reexecuted, r.SeedsExact, r.SeedsDerived, r.SeedsUnverified, r.ForkProofs)
+	fmt.Fprintf(w, "duel results %d: outcomes held to the chains' transcripts %d, without both transcripts in the audited chain %d\n",
+		r.DuelResults, r.OutcomesChecked, r.OutcomesUnbacked)
 	for _, f := range r.Failures {
 		fmt.Fprintln(w, "FAIL", f)
 	}
