@@ -290,21 +290,27 @@ func (w *writer) outcomes(auditor *keys.Hotkey) ([][]byte, error) {
 		return nil, err
 	}
 	var out [][]byte
+	judge := func(block, record cid.Cid, verdict vtrust.Verdict, reason string) error {
+		o, err := vtrust.NewOutcome(auditor.Public(), target, block, record, verdict, reason)
+		if err != nil {
+			return err
+		}
+		data, c, err := o.Encode()
+		if err != nil {
+			return err
+		}
+		out = append(out, data)
+		w.f.Outcomes = append(w.f.Outcomes, c)
+		return nil
+	}
 	for j, t := range blk.TranscriptCIDs() {
 		verdict, reason := vtrust.Agree, ""
 		if j == 1 {
 			verdict, reason = vtrust.Disagree, "seed: no recorded anchor derives it within the window"
 		}
-		o, err := vtrust.NewOutcome(auditor.Public(), target, blk.CID, t, verdict, reason)
-		if err != nil {
+		if err := judge(blk.CID, t, verdict, reason); err != nil {
 			return nil, err
 		}
-		data, c, err := o.Encode()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, data)
-		w.f.Outcomes = append(w.f.Outcomes, c)
 	}
 	// And an agreement with the first validator's duel result, which its
 	// transcripts back.
@@ -316,16 +322,9 @@ func (w *writer) outcomes(auditor *keys.Hotkey) ([][]byte, error) {
 			if !l.Cid.Equals(w.f.Duels[0]) {
 				continue
 			}
-			o, err := vtrust.NewOutcome(auditor.Public(), target, b.CID, l.Cid, vtrust.Agree, "")
-			if err != nil {
+			if err := judge(b.CID, l.Cid, vtrust.Agree, ""); err != nil {
 				return nil, err
 			}
-			data, c, err := o.Encode()
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, data)
-			w.f.Outcomes = append(w.f.Outcomes, c)
 			return out, nil
 		}
 	}
