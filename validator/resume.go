@@ -21,10 +21,15 @@ type unfinished struct {
 // findUnfinished looks for the last duel of v's log that has transcripts
 // and no result (spec/validator.md, "Restarts"). Only blocks from the one
 // holding the last result on can hold such transcripts. The duel's sides
-// and start block are not in its transcripts, only its ID: the sides are
-// the two miners of its transcripts, in the order whose duel ID, with the
-// anchor of one of the blocks holding them, gives the recorded ID (the loop
-// appends a duel's records with its start as anchor).
+// are not in its transcripts, only its ID: the sides are the two miners of
+// its transcripts, in the order whose duel ID, with the duel's start, gives
+// the recorded ID. The start is the anchor of the transcripts' seeds
+// (format 2). The anchors of the blocks holding them are tried too, for
+// format-1 transcripts, which record no seed; they are not enough alone:
+// the loop appends with the start as anchor, but a block takes the newest
+// anchor of its requests and never goes back, so once another writer of
+// the chain (a node's epoch driver) anchors a newer chain block, no block
+// of the duel carries its start.
 func findUnfinished(s *ledger.Store, v keys.PublicKey, h *History) (*unfinished, error) {
 	if h.Head == nil {
 		return nil, nil
@@ -57,6 +62,9 @@ func findUnfinished(s *ledger.Store, v keys.PublicKey, h *History) (*unfinished,
 			}
 			if !containsMiner(cur.miners, t.Miner.Hotkey) {
 				cur.miners = append(cur.miners, t.Miner)
+			}
+			if t.Seed != nil && !containsAnchor(cur.anchors, t.Seed.Anchor) {
+				cur.anchors = append(cur.anchors, t.Seed.Anchor)
 			}
 			if !containsAnchor(cur.anchors, b.Anchor) {
 				cur.anchors = append(cur.anchors, b.Anchor)
