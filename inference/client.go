@@ -267,11 +267,8 @@ func (c *Client) networkFailure(ctx, actx context.Context, err error) *failure {
 // statusDetail gives the reason of an error body: the OpenAI error message
 // when there is one, else the start of the body.
 func statusDetail(raw []byte) string {
-	var body struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(raw, &body) == nil && isPresent(body.Error) {
-		return errorMessage(body.Error)
+	if body, err := members(bytes.TrimLeft(raw, jsonSpace)); err == nil && isPresent(body["error"]) {
+		return errorMessage(body["error"])
 	}
 	return fmt.Sprintf("%q", clean(string(raw), 200))
 }

@@ -34,76 +34,80 @@ type Completion struct {
 	Usage        Usage
 }
 
-// DecodeResponse reads a chat-completions success body. The answer is
-// required: the body must be a JSON object whose "choices" holds at least one
-// object with a "message" object; "content" may be a string, null, or an
-// array of {"type": "text", "text": ...} parts (concatenated). Everything
+// DecodeResponse reads a chat-completions success body (spec/inference.md,
+// "Reading the answer"). The answer is required: the body must be a JSON
+// object whose "choices" is an array whose first element is an object with
+// a "message" object; "content" may be a string, null, or an array of
+// {"type": "text", "text": ...} parts (concatenated). Members are found by
+// their exact names, the last occurrence of a repeated one counting. Everything
 // else (model, system_fingerprint, finish_reason, usage) is optional and
 // ignored when it has an unexpected type, so that odd metadata never costs a
 // miner its answer. A body carrying an "error" object is an error.
 func DecodeResponse(body []byte) (Completion, error) {
-	var top struct {
-		Model             json.RawMessage `json:"model"`
-		SystemFingerprint json.RawMessage `json:"system_fingerprint"`
-		Choices           json.RawMessage `json:"choices"`
-		Usage             json.RawMessage `json:"usage"`
-		Error             json.RawMessage `json:"error"`
-	}
 	// Invalid bytes are replaced before JSON decoding, a maximal run by one
 	// U+FFFD as spec/envs/README.md says; encoding/json would replace each
 	// byte on its own.
 	if !utf8.Valid(body) {
 		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
-	if start := bytes.TrimLeft(body, jsonSpace); len(start) == 0 || start[0] != '{' {
+	body = bytes.TrimLeft(body, jsonSpace)
+	if len(body) == 0 || body[0] != '{' {
 		return Completion{}, fmt.Errorf("%w: body is not a JSON object", ErrDecode)
 	}
-	if err := json.Unmarshal(body, &top); err != nil {
+	top, err := members(body)
+	if err != nil {
 		return Completion{}, fmt.Errorf("%w: %v", ErrDecode, err)
 	}
-	if isPresent(top.Error) {
-		return Completion{}, fmt.Errorf("%w: server error: %s", ErrDecode, errorMessage(top.Error))
+	if isPresent(top["error"]) {
+		return Completion{}, fmt.Errorf("%w: server error: %s", ErrDecode, errorMessage(top["error"]))
 	}
-	var choices []struct {
-		Message      json.RawMessage `json:"message"`
-		FinishReason json.RawMessage `json:"finish_reason"`
-	}
-	if err := json.Unmarshal(top.Choices, &choices); err != nil || len(choices) == 0 {
+	// Only choices[0] is read: what follows it is not the answer.
+	var choices []json.RawMessage
+	if err := json.Unmarshal(top["choices"], &choices); err != nil || len(choices) == 0 {
 		return Completion{}, fmt.Errorf("%w: no choices", ErrDecode)
 	}
-	var msg struct {
-		Content json.RawMessage `json:"content"`
+	choice, err := members(choices[0])
+	if err != nil {
+		return Completion{}, fmt.Errorf("%w: choices[0] is not an object", ErrDecode)
 	}
-	m := choices[0].Message
-	if len(m) == 0 || m[0] != '{' {
+	msg, err := members(choice["message"])
+	if err != nil {
 		return Completion{}, fmt.Errorf("%w: choices[0].message is not an object", ErrDecode)
 	}
-	if err := json.Unmarshal(m, &msg); err != nil {
-		return Completion{}, fmt.Errorf("%w: choices[0].message: %v", ErrDecode, err)
-	}
-	content, err := decodeContent(msg.Content)
+	content, err := decodeContent(msg["content"])
 	if err != nil {
 		return Completion{}, err
 	}
 	c := Completion{
 		Content:      strings.ToValidUTF8(content, "\uFFFD"),
-		FinishReason: metaString(choices[0].FinishReason),
-		Model:        metaString(top.Model),
-		Fingerprint:  metaString(top.SystemFingerprint),
+		FinishReason: metaString(choice["finish_reason"]),
+		Model:        metaString(top["model"]),
+		Fingerprint:  metaString(top["system_fingerprint"]),
 	}
-	var usage struct {
-		Prompt     json.RawMessage `json:"prompt_tokens"`
-		Completion json.RawMessage `json:"completion_tokens"`
-		Total      json.RawMessage `json:"total_tokens"`
-	}
-	if json.Unmarshal(top.Usage, &usage) == nil {
+	if usage, err := members(top["usage"]); err == nil {
 		c.Usage = Usage{
-			PromptTokens:     count(usage.Prompt),
-			CompletionTokens: count(usage.Completion),
-			TotalTokens:      count(usage.Total),
+			PromptTokens:     count(usage["prompt_tokens"]),
+			CompletionTokens: count(usage["completion_tokens"]),
+			TotalTokens:      count(usage["total_tokens"]),
 		}
 	}
 	return c, nil
+}
+
+// members returns the members of a JSON object by their exact names (the
+// spec's names are names: encoding/json would match a struct's fields
+// case-insensitively, so "Content" would stand in for "content"). Where
+// the object repeats a name, the last occurrence counts. Anything but an
+// object is an error.
+func members(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errors.New("not an object")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func decodeContent(raw json.RawMessage) (string, error) {
@@ -118,22 +122,41 @@ func decodeContent(raw json.RawMessage) (string, error) {
 		}
 		return s, nil
 	case '[':
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
+		var parts []json.RawMessage
 		if err := json.Unmarshal(raw, &parts); err != nil {
 			return "", fmt.Errorf("%w: content parts: %v", ErrDecode, err)
 		}
 		var b strings.Builder
-		for _, p := range parts {
-			if p.Type == "text" {
-				b.WriteString(p.Text)
+		for i, p := range parts {
+			part, err := members(p)
+			if err != nil {
+				return "", fmt.Errorf("%w: content parts: part %d is not an object", ErrDecode, i)
+			}
+			typ, okType := partString(part["type"])
+			text, okText := partString(part["text"])
+			if !okType || !okText {
+				return "", fmt.Errorf("%w: content parts: part %d has a type or text that is not a string", ErrDecode, i)
+			}
+			if typ == "text" {
+				b.WriteString(text)
 			}
 		}
 		return b.String(), nil
 	}
 	return "", fmt.Errorf("%w: content is neither a string, null nor an array of parts", ErrDecode)
+}
+
+// partString reads a part's type or text: absent is "", a string is
+// itself, anything else (null included) is not ok.
+func partString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 {
+		return "", true
+	}
+	var s string
+	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // isPresent reports whether a member was there and not null. RawMessage
