@@ -26,6 +26,10 @@ const (
 	DefaultOverall       = 64
 	DefaultReadLimit     = 1 << 20
 	DefaultKeepRaw       = 64 << 10
+	// DefaultHeaderLimit bounds the response header bytes the default
+	// HTTPClient reads: Go's own default is 10 MiB, ten times the read
+	// limit, which a miner could make every attempt in flight hold.
+	DefaultHeaderLimit = 64 << 10
 )
 
 // maxErrorBytes bounds Call.Error.
@@ -34,8 +38,9 @@ const maxErrorBytes = 1024
 // Options configures a Client. Zero fields take the Default* values.
 type Options struct {
 	// HTTPClient sends the requests. The default refuses redirects (a
-	// redirected POST is not the endpoint the miner committed to) and has
-	// no timeout of its own: Timeout applies per attempt through the
+	// redirected POST is not the endpoint the miner committed to), reads
+	// at most DefaultHeaderLimit bytes of response headers, and has no
+	// timeout of its own: Timeout applies per attempt through the
 	// request's context.
 	HTTPClient *http.Client
 	// Timeout bounds one attempt, from sending the request to having read
@@ -91,6 +96,7 @@ func (o Options) withDefaults() Options {
 	if o.HTTPClient == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = o.PerMiner
+		tr.MaxResponseHeaderBytes = DefaultHeaderLimit
 		o.HTTPClient = &http.Client{
 			Transport:     tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
