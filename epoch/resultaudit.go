@@ -52,9 +52,9 @@ func judgeDecision(s *ledger.Store, b ledger.StoredBlock, c cid.Cid) (verdict vt
 
 // judgeResult checks every outcome letter of r against the rewards of the
 // transcripts b's validator linked, in b or before, for the challenge and
-// each side: a letter the rewards contradict is a fault; a challenge
-// whose transcript of either side is not in the log up to b is a
-// disagreement, proving nothing false. A fault outranks a disagreement;
+// each side in r's duel: a letter the rewards contradict is a fault; a
+// challenge whose transcript of either side is not in the log up to b,
+// or is another duel's, is a disagreement, proving nothing false. A fault outranks a disagreement;
 // the first of the most severe is the reason.
 func judgeResult(s *ledger.Store, b ledger.StoredBlock, r duel.Result) (vtrust.Verdict, string) {
 	verdict, why := vtrust.Agree, ""
@@ -75,11 +75,12 @@ func judgeResult(s *ledger.Store, b ledger.StoredBlock, r duel.Result) (vtrust.V
 
 // judgeLetter checks one outcome letter.
 func judgeLetter(s *ledger.Store, b ledger.StoredBlock, r duel.Result, id challenge.ID, letter duel.Outcome) (vtrust.Verdict, string) {
-	champ, err := rewardOf(s, b, id, r.Champion.Hotkey)
+	d := resultDuelID(r)
+	champ, err := rewardOf(s, b, d, id, r.Champion.Hotkey)
 	if err != nil {
 		return vtrust.Disagree, "the champion's transcript: " + err.Error()
 	}
-	cont, err := rewardOf(s, b, id, r.Contender.Hotkey)
+	cont, err := rewardOf(s, b, d, id, r.Contender.Hotkey)
 	if err != nil {
 		return vtrust.Disagree, "the contender's transcript: " + err.Error()
 	}
@@ -89,11 +90,16 @@ func judgeLetter(s *ledger.Store, b ledger.StoredBlock, r duel.Result, id challe
 	return vtrust.Agree, ""
 }
 
+// resultDuelID is the duel ID of r's duel, which its transcripts record.
+func resultDuelID(r duel.Result) record.DuelID {
+	return record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID()
+}
+
 // rewardOf is the reward of b's validator's transcript of challenge id
-// put to miner, linked by b or a block before it. A later block's does not
-// count, so that every auditor judges the result alike, whenever it
-// audits.
-func rewardOf(s *ledger.Store, b ledger.StoredBlock, id challenge.ID, miner keys.PublicKey) (int64, error) {
+// put to miner in duel d, linked by b or a block before it. A later
+// block's does not count, so that every auditor judges the result alike,
+// whenever it audits; one of another duel is not this duel's.
+func rewardOf(s *ledger.Store, b ledger.StoredBlock, d record.DuelID, id challenge.ID, miner keys.PublicKey) (int64, error) {
 	ref, err := s.TranscriptOf(b.Validator, miner, id)
 	if err != nil {
 		return 0, err
@@ -104,6 +110,9 @@ func rewardOf(s *ledger.Store, b ledger.StoredBlock, id challenge.ID, miner keys
 	t, err := s.Transcript(ref.CID)
 	if err != nil {
 		return 0, err
+	}
+	if t.Duel != d {
+		return 0, fmt.Errorf("of duel %s, the result's is %s", t.Duel, d)
 	}
 	return t.Reward, nil
 }

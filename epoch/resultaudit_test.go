@@ -101,6 +101,19 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		verdict: vtrust.Disagree,
 		reason:  "the contender's transcript",
 	}, {
+		// The challenges were put to the same miners, but in the log as
+		// another duel's: not this result's evidence.
+		name: "transcripts of another duel",
+		appends: func(v keys.PublicKey) []appended {
+			p := playDuel(t, v, champion, contender, start, 0, duel.Win)
+			for i := range p.Transcripts {
+				p.Transcripts[i].Duel[0] ^= 1
+			}
+			return []appended{{p.Transcripts, [][]byte{p.Raw}}}
+		},
+		verdict: vtrust.Disagree,
+		reason:  "the result's is",
+	}, {
 		name:    "a duel result that does not recompute",
 		appends: func(keys.PublicKey) []appended { return []appended{{[]record.Transcript(nil), [][]byte{noRecompute}}} },
 		verdict: vtrust.Fault,

@@ -17,15 +17,19 @@ import (
 
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
-// Location is where a challenge was first used in a chain, and the reward
-// that transcript recorded (which a duel result's outcome letters are
-// checked against: spec/verify.md, D2).
+// Location is where a challenge was first used in a chain, and what a
+// duel result's outcome letters are checked against (spec/verify.md, D2):
+// the reward that transcript recorded and the first 8 bytes of its duel
+// ID (enough to tell duels apart in an honest log; a forger writes the
+// duel field it likes anyway).
 type Location struct {
 	Height uint64
 	Index  uint32
 	Reward int64
+	Duel   uint64
 }
 
 // ChallengeSet remembers which challenges each validator's log put to
@@ -506,13 +510,14 @@ func (p *pending) reset() {
 }
 
 // locationBytes is a Location's size in Pebble: BE64 height, BE32 index,
-// BE64 reward.
-const locationBytes = 8 + 4 + 8
+// BE64 reward, BE64 duel.
+const locationBytes = 8 + 4 + 8 + 8
 
 func encodeLocation(val []byte, l Location) {
 	binary.BigEndian.PutUint64(val, l.Height)
 	binary.BigEndian.PutUint32(val[8:], l.Index)
 	binary.BigEndian.PutUint64(val[12:], uint64(l.Reward))
+	binary.BigEndian.PutUint64(val[20:], l.Duel)
 }
 
 func decodeLocation(val []byte) Location {
@@ -520,5 +525,9 @@ func decodeLocation(val []byte) Location {
 		Height: binary.BigEndian.Uint64(val),
 		Index:  binary.BigEndian.Uint32(val[8:]),
 		Reward: int64(binary.BigEndian.Uint64(val[12:])),
+		Duel:   binary.BigEndian.Uint64(val[20:]),
 	}
 }
+
+// duelPrefix is what a Location keeps of a duel ID.
+func duelPrefix(d record.DuelID) uint64 { return binary.BigEndian.Uint64(d[:8]) }

@@ -11,10 +11,11 @@ import (
 // a duel result of a version this release knows (spec/verify.md, D2): it
 // recomputes, and every outcome letter is what the rewards of the chain's
 // own transcripts of that challenge give, the champion's and the
-// contender's, linked by the block or one before it (the challenge set
-// holds what the audit read of the chain so far). A letter whose two
-// transcripts the audited part of the chain does not hold (below --from,
-// or never recorded) is counted, not failed: it proves nothing false.
+// contender's in the result's duel, linked by the block or one before it
+// (the challenge set holds what the audit read of the chain so far). A
+// letter whose two transcripts the audited part of the chain does not
+// hold (below --from, never recorded, or recorded for another duel) is
+// counted, not failed: it proves nothing false.
 // Other decisions are opaque (D1 checked their bytes).
 func (vf *Verifier) duelResult(raw []byte) error {
 	typ, version, err := record.DecisionType(raw)
@@ -27,6 +28,7 @@ func (vf *Verifier) duelResult(raw []byte) error {
 	}
 	vf.rep.DuelResults++
 	v := vf.ch.v
+	d := duelPrefix(record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID())
 	for _, e := range r.Envs {
 		for i, id := range e.Challenges {
 			champ, okChamp, err := vf.opts.Challenges.Get(v, r.Champion.Hotkey, id)
@@ -37,7 +39,8 @@ func (vf *Verifier) duelResult(raw []byte) error {
 			if err != nil {
 				return fmt.Errorf("challenge set: %w", err)
 			}
-			if !okChamp || !okCont {
+			// A transcript of another duel is not this duel's evidence.
+			if !okChamp || !okCont || champ.Duel != d || cont.Duel != d {
 				vf.rep.OutcomesUnbacked++
 				continue
 			}

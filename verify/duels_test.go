@@ -69,6 +69,16 @@ func TestDuelResultsHeldToTheChainsTranscripts(t *testing.T) {
 		},
 		unbacked: true,
 	}, {
+		name: "transcripts of another duel",
+		blocks: func(v keys.PublicKey) []block {
+			d := play(v, duel.Win)
+			for i := range d.Transcripts {
+				d.Transcripts[i].Duel[0] ^= 1
+			}
+			return []block{{d.Transcripts, [][]byte{d.Raw}}}
+		},
+		unbacked: true,
+	}, {
 		// Below --from the transcripts are not read: nothing to hold the
 		// letters to, and nothing proved false.
 		name: "transcripts below the audited heights",

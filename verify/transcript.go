@@ -233,6 +233,7 @@ type transcriptKeys struct {
 	challenge challenge.ID
 	miner     keys.PublicKey
 	reward    int64
+	duel      uint64 // duelPrefix of its duel ID
 	// seeded is false in format 1, which records no seed; seedAnchor is
 	// the anchor a format-2 seed names.
 	seeded     bool
@@ -264,7 +265,7 @@ func (vf *Verifier) check(b *record.Block, c cid.Cid, raw []byte, it *item, dec 
 		it.err = fmt.Errorf("names validator %s, the block's is %s", t.Validator, b.Validator)
 		return
 	}
-	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey, reward: t.Reward}
+	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey, reward: t.Reward, duel: duelPrefix(t.Duel)}
 	if t.Seed != nil {
 		it.keys.seeded, it.keys.seedAnchor = true, t.Seed.Anchor
 	}
@@ -282,7 +283,7 @@ func (vf *Verifier) transcript(b *record.Block, index int, it *item) error {
 		return it.err
 	}
 	t := it.keys
-	at := Location{Height: b.Height, Index: uint32(index), Reward: t.reward}
+	at := Location{Height: b.Height, Index: uint32(index), Reward: t.reward, Duel: t.duel}
 	prior, dup, err := vf.opts.Challenges.Add(ch.v, t.miner, t.challenge, at)
 	if err != nil {
 		return fmt.Errorf("challenge set: %w", err)
