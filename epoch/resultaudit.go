@@ -50,55 +50,45 @@ func judgeDecision(s *ledger.Store, b ledger.StoredBlock, c cid.Cid) (verdict vt
 	return verdict, why, true
 }
 
-// judgeResult checks every outcome letter of r against the rewards of the
-// transcripts b's validator linked, in b or before, for the challenge and
-// each side in r's duel: a letter the rewards contradict is a fault; a
-// challenge whose transcript of either side is not in the log up to b,
-// or is another duel's, is a disagreement, proving nothing false. A fault outranks a disagreement;
-// the first of the most severe is the reason.
+// judgeResult holds r to the transcripts b's validator linked, in b or
+// before, in r's duel (duel.CheckBacking): a result its log contradicts
+// (a letter the rewards do not give, a challenge its duel could not draw,
+// a pair recorded but left out) is a fault; a listed challenge whose
+// transcript of either side is not in the log up to b, or is another
+// duel's, is a disagreement, proving nothing false. Only the log up to b
+// counts, so that every auditor judges alike whenever it audits.
 func judgeResult(s *ledger.Store, b ledger.StoredBlock, r duel.Result) (vtrust.Verdict, string) {
-	verdict, why := vtrust.Agree, ""
-	for _, e := range r.Envs {
-		for i, id := range e.Challenges {
-			letter := duel.Outcome(e.Outcomes[i])
-			v, w := judgeLetter(s, b, r, id, letter)
-			switch {
-			case v == vtrust.Fault:
-				return v, textcut.Prefix(fmt.Sprintf("env %s, challenge %d (%s): %s", e.Env, i, id, w), vtrust.MaxReasonBytes)
-			case v == vtrust.Disagree && verdict == vtrust.Agree:
-				verdict, why = v, fmt.Sprintf("env %s, challenge %d (%s): %s", e.Env, i, id, w)
+	d := record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID()
+	var missing string // why the first unbacked letter is
+	lookup := func(id challenge.ID) (duel.Pair, error) {
+		champ, err := rewardOf(s, b, d, id, r.Champion.Hotkey)
+		if err != nil {
+			if missing == "" {
+				missing = fmt.Sprintf("challenge %s: the champion's transcript: %v", id, err)
 			}
+			return duel.Pair{}, nil
 		}
+		cont, err := rewardOf(s, b, d, id, r.Contender.Hotkey)
+		if err != nil {
+			if missing == "" {
+				missing = fmt.Sprintf("challenge %s: the contender's transcript: %v", id, err)
+			}
+			return duel.Pair{}, nil
+		}
+		return duel.Pair{Champion: champ, Contender: cont, OK: true}, nil
 	}
-	return verdict, textcut.Prefix(why, vtrust.MaxReasonBytes)
-}
-
-// judgeLetter checks one outcome letter.
-func judgeLetter(s *ledger.Store, b ledger.StoredBlock, r duel.Result, id challenge.ID, letter duel.Outcome) (vtrust.Verdict, string) {
-	d := resultDuelID(r)
-	champ, err := rewardOf(s, b, d, id, r.Champion.Hotkey)
-	if err != nil {
-		return vtrust.Disagree, "the champion's transcript: " + err.Error()
-	}
-	cont, err := rewardOf(s, b, d, id, r.Contender.Hotkey)
-	if err != nil {
-		return vtrust.Disagree, "the contender's transcript: " + err.Error()
-	}
-	if want := duel.Judge(champ, cont); want != letter {
-		return vtrust.Fault, fmt.Sprintf("outcome %c recorded, but the validator's transcripts give %c (rewards %d for the champion, %d for the contender)", letter, want, champ, cont)
+	backing, err := duel.CheckBacking(b.Validator, r, lookup)
+	switch {
+	case err != nil:
+		return vtrust.Fault, textcut.Prefix("duel result: "+err.Error(), vtrust.MaxReasonBytes)
+	case backing.Unbacked > 0:
+		return vtrust.Disagree, textcut.Prefix(fmt.Sprintf("%d of the result's outcomes have no pair of transcripts of its duel in the log up to its block; first, %s", backing.Unbacked, missing), vtrust.MaxReasonBytes)
 	}
 	return vtrust.Agree, ""
 }
 
-// resultDuelID is the duel ID of r's duel, which its transcripts record.
-func resultDuelID(r duel.Result) record.DuelID {
-	return record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID()
-}
-
 // rewardOf is the reward of b's validator's transcript of challenge id
-// put to miner in duel d, linked by b or a block before it. A later
-// block's does not count, so that every auditor judges the result alike,
-// whenever it audits; one of another duel is not this duel's.
+// put to miner in duel d, linked by b or a block before it.
 func rewardOf(s *ledger.Store, b ledger.StoredBlock, d record.DuelID, id challenge.ID, miner keys.PublicKey) (int64, error) {
 	ref, err := s.TranscriptOf(b.Validator, miner, id)
 	if err != nil {

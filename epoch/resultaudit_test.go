@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
@@ -67,7 +68,7 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 			return []appended{{played.Transcripts, [][]byte{claimed.Raw}}}
 		},
 		verdict: vtrust.Fault,
-		reason:  "outcome L recorded, but the validator's transcripts give W",
+		reason:  "outcome L recorded, but the transcripts give W",
 	}, {
 		name: "no transcripts",
 		appends: func(v keys.PublicKey) []appended {
@@ -100,6 +101,34 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		},
 		verdict: vtrust.Disagree,
 		reason:  "the contender's transcript",
+	}, {
+		// Every pair is in the log, but the result leaves the first out:
+		// a validator that chose its outcomes.
+		name: "a recorded pair left out",
+		appends: func(v keys.PublicKey) []appended {
+			p := playDuel(t, v, champion, contender, start, 0, duel.Win)
+			later := playDuel(t, v, champion, contender, start, 1, duel.Win)
+			return []appended{{append(p.Transcripts[:2:2], later.Transcripts...), [][]byte{later.Raw}}}
+		},
+		verdict: vtrust.Fault,
+		reason:  "counter 0, passed over before it, has both transcripts in the log",
+	}, {
+		// A challenge the duel's start does not draw.
+		name: "a challenge of another start",
+		appends: func(v keys.PublicKey) []appended {
+			p := playDuel(t, v, champion, contender, recordtest.Anchor(4), 0, duel.Win)
+			q := playDuel(t, v, champion, contender, start, 0, duel.Win)
+			r := q.Result
+			r.Envs[0].Challenges = append([]challenge.ID(nil), r.Envs[0].Challenges...)
+			r.Envs[0].Challenges[0] = p.Transcripts[0].Challenge
+			raw, _, err := duel.Encode(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []appended{{q.Transcripts, [][]byte{raw}}}
+		},
+		verdict: vtrust.Fault,
+		reason:  "draws it from the duel's start 3",
 	}, {
 		// The challenges were put to the same miners, but in the log as
 		// another duel's: not this result's evidence.

@@ -54,7 +54,21 @@ func TestDuelResultsHeldToTheChainsTranscripts(t *testing.T) {
 			played, claimed := play(v, duel.Win), play(v, duel.Loss)
 			return []block{{played.Transcripts, nil}, {nil, [][]byte{claimed.Raw}}}
 		},
-		fail: "outcome L, but the chain's transcripts give W",
+		fail: "outcome L recorded, but the transcripts give W",
+	}, {
+		name: "a recorded pair left out",
+		blocks: func(v keys.PublicKey) []block {
+			first, err := verifytest.PlayDuel(v, champion, contender, start, 0, duel.Win)
+			if err != nil {
+				t.Fatal(err)
+			}
+			later, err := verifytest.PlayDuel(v, champion, contender, start, 1, duel.Win)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []block{{append(first.Transcripts[:2:2], later.Transcripts...), [][]byte{later.Raw}}}
+		},
+		fail: "counter 0, passed over before it, has both transcripts in the log",
 	}, {
 		name: "no transcripts",
 		blocks: func(v keys.PublicKey) []block {
