@@ -36,6 +36,11 @@ proof. Check it with ledger verify-proof.` + exitCodesHelp,
 			if from > to {
 				return usageError{fmt.Sprintf("--from %d is above --to %d", from, to)}
 			}
+			po, err := openProofOut(out)
+			if err != nil {
+				return err
+			}
+			defer po.discard()
 			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -58,7 +63,7 @@ proof. Check it with ledger verify-proof.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
-			return writeProof(cmd.OutOrStdout(), out, p)
+			return po.write(cmd.OutOrStdout(), p)
 		},
 	}
 	f := cmd.Flags()
@@ -66,6 +71,6 @@ proof. Check it with ledger verify-proof.` + exitCodesHelp,
 	f.StringVar(&validator, "validator", "", "the validator's hotkey (SS58)")
 	f.Uint64Var(&from, "from", 0, "height of the older checkpoint")
 	f.Uint64Var(&to, "to", 0, "height of the newer checkpoint")
-	f.StringVar(&out, "out", "", "write the proof to FILE (default: standard output)")
+	f.StringVar(&out, "out", "", "write the proof to FILE (default or -: standard output)")
 	return cmd
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +38,7 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 			if !toStdout {
 				// Before the ledger is read: a bad --out is found at once.
 				var err error
-				if tmp, err = createBeside(out); err != nil {
+				if tmp, err = createBeside(out, ".export-*.car", "the archive's file"); err != nil {
 					return err
 				}
 				defer os.Remove(tmp.Name())
@@ -80,40 +78,14 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 	return cmd
 }
 
-// createBeside creates the temporary file beside path that exportFile
-// writes the archive to. Its errors name path, the one the user gave.
-func createBeside(path string) (*os.File, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usageError{fmt.Sprintf("--out %s: is a directory; name the archive's file", path)}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".export-*.car")
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, usageError{fmt.Sprintf("--out %s: cannot create it: %v", path, err)}
-	}
-	return tmp, nil
-}
-
 // exportFile writes the archive to tmp, beside path, and renames it: a
 // half-written archive never carries the final name.
 func exportFile(cmd *cobra.Command, s *ledger.Store, tmp *os.File, path string) (archive.Stats, error) {
 	st, err := exportTo(cmd, s, tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return st, err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return st, fmt.Errorf("--out %s: %w", path, err)
-	}
-	return st, nil
+	return st, commitBeside(tmp, path)
 }
 
 // exportTo writes the archive to w. Into a pipe, a failed export leaves

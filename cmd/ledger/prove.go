@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/ipfs/go-cid"
 	"github.com/spf13/cobra"
@@ -35,6 +34,11 @@ a store.` + exitCodesHelp,
 			if err != nil {
 				return usageError{fmt.Sprintf("--transcript: %v", err)}
 			}
+			po, err := openProofOut(out)
+			if err != nil {
+				return err
+			}
+			defer po.discard()
 			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -47,13 +51,13 @@ a store.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
-			return writeProof(cmd.OutOrStdout(), out, p)
+			return po.write(cmd.OutOrStdout(), p)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&transcript, "transcript", "", "the transcript's CID")
-	f.StringVar(&out, "out", "", "write the proof to FILE (default: standard output)")
+	f.StringVar(&out, "out", "", "write the proof to FILE (default or -: standard output)")
 	return cmd
 }
 
@@ -124,22 +128,42 @@ func printProved(w io.Writer, p proofs.Proved) {
 	}
 }
 
-// writeProof writes p as JSON to out (atomically) or to stdout.
-func writeProof(stdout io.Writer, out string, p any) error {
-	if out == "" {
+// proofOut is where prove and consistency write the proof: standard
+// output for no --out or "-" (as for export), else a file made beside
+// --out before the store is read, so that a bad --out is found at once,
+// and renamed over it once complete (createBeside).
+type proofOut struct {
+	path string
+	tmp  *os.File
+}
+
+func openProofOut(out string) (*proofOut, error) {
+	if out == "" || out == stdio {
+		return &proofOut{}, nil
+	}
+	tmp, err := createBeside(out, ".proof-*.json", "the proof's file")
+	if err != nil {
+		return nil, err
+	}
+	return &proofOut{path: out, tmp: tmp}, nil
+}
+
+// write writes p as JSON to the file or to stdout.
+func (o *proofOut) write(stdout io.Writer, p any) error {
+	if o.tmp == nil {
 		return writeJSON(stdout, p)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".proof-*")
-	if err != nil {
-		return err
+	if err := writeJSON(o.tmp, p); err != nil {
+		return fmt.Errorf("--out %s: %w", o.path, err)
 	}
-	defer os.Remove(tmp.Name())
-	if err := writeJSON(tmp, p); err != nil {
-		tmp.Close()
-		return err
+	return commitBeside(o.tmp, o.path)
+}
+
+// discard removes the temporary file, if still there: after write, a
+// no-op.
+func (o *proofOut) discard() {
+	if o.tmp != nil {
+		o.tmp.Close()
+		os.Remove(o.tmp.Name())
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,6 +70,53 @@ func TestVerifyProofArgs(t *testing.T) {
 		code, _, errs := ledgerRun(t, args...)
 		if code != exitUsage || !strings.Contains(errs, "one proof FILE") || strings.Contains(errs, "arg(s)") {
 			t.Errorf("%v: exit %d, %q; want exit 2 asking for one proof FILE", args, code, errs)
+		}
+	}
+}
+
+// TestProofOutPaths: prove's and consistency's --out is checked as
+// export's is: a directory or a path in a missing directory is bad usage
+// naming --out and the path given, not the temporary file the proof is
+// written to first (".proof-*"), and it leaves no file behind; "-" is
+// standard output, as it is for export, not a file named "-".
+func TestProofOutPaths(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", verifytest.Miner(1).String(), "--json")
+	var rows []minerTranscript
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) == 0 {
+		t.Fatalf("transcripts: exit %d, %v: %s %s", code, err, out, errs)
+	}
+	v := verifytest.Key(0).Public().String()
+	commands := map[string][]string{
+		"prove":       {"prove", "--data", dir, "--transcript", rows[0].Transcript},
+		"consistency": {"consistency", "--data", dir, "--validator", v, "--from", "0", "--to", "1"},
+	}
+	for name, args := range commands {
+		tmp := t.TempDir()
+		for _, tc := range []struct{ out, want string }{
+			{tmp, "is a directory"},
+			{filepath.Join(tmp, "missing", "p.json"), "no such file or directory"},
+		} {
+			code, out, errs := ledgerRun(t, append(args, "--out", tc.out)...)
+			if code != exitUsage || out != "" || !strings.Contains(errs, "--out "+tc.out+": ") ||
+				!strings.Contains(errs, tc.want) || strings.Contains(errs, ".proof-") {
+				t.Errorf("%s --out %s: exit %d, stdout %q, stderr %q; want exit 2 naming --out and %q", name, tc.out, code, out, errs, tc.want)
+			}
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("%s: files left in %s: %v", name, tmp, left)
+		}
+	}
+	// "-" is standard output, whatever the working directory.
+	for name, args := range commands {
+		code, out, errs := ledgerRun(t, append(args, "--out", "-")...)
+		if code != 0 || !strings.HasPrefix(out, "{") {
+			t.Errorf("%s --out -: exit %d, stdout %.40q, stderr %q; want the proof on standard output", name, code, out, errs)
+		}
+		if _, err := os.Stat("-"); err == nil {
+			os.Remove("-")
+			t.Errorf("%s --out - wrote a file named \"-\"", name)
 		}
 	}
 }
