@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ipfs/go-cid"
 	"github.com/schollz/progressbar/v3"
@@ -36,6 +37,9 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dataDir == "" || carFile == "" {
 				return usageError{"--data and --car are required"}
+			}
+			if st, err := os.Stat(dataDir); err == nil && !st.IsDir() {
+				return usageError{fmt.Sprintf("--data %s is not a directory", dataDir)}
 			}
 			in, size, err := openInput(cmd, carFile)
 			if err != nil {
@@ -101,6 +105,9 @@ func checkedHeader(in io.Reader) (io.Reader, error) {
 	one := make([]byte, 1)
 	for len(head) < binary.MaxVarintLen64 {
 		if _, err := io.ReadFull(in, one); err != nil {
+			if err != io.EOF {
+				return nil, err // not the end of the input: it could not be read
+			}
 			break
 		}
 		head = append(head, one[0])
@@ -110,7 +117,10 @@ func checkedHeader(in io.Reader) (io.Reader, error) {
 	}
 	if n, k := binary.Uvarint(head); k > 0 && n <= archive.MaxHeader {
 		body := make([]byte, n)
-		m, _ := io.ReadFull(in, body)
+		m, err := io.ReadFull(in, body)
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return nil, err
+		}
 		head = append(head, body[:m]...)
 	}
 	// A short or oversized header fails here as it would in Import.

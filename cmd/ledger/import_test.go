@@ -162,3 +162,35 @@ func TestImportCutShortSaysWhatItKept(t *testing.T) {
 		t.Fatalf("the %s blocks kept: verify exit %d, %s %s", m[1], code, out, errs)
 	}
 }
+
+// TestArchivePathsOfTheWrongKind: a directory given for --car, or a file
+// for import's --data, is bad usage naming the flag and saying what the
+// path is, not "empty input" (a directory's read error was taken for the
+// end of the archive) or the store library's mkdir error; and import
+// creates nothing.
+func TestArchivePathsOfTheWrongKind(t *testing.T) {
+	t.Parallel()
+	src, _ := builtLedger(t)
+	car := filepath.Join(t.TempDir(), "ledger.car")
+	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
+		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	dirCar := t.TempDir()
+	dst := filepath.Join(t.TempDir(), "new")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"import", "--data", dst, "--car", dirCar}, "--car " + dirCar + ": is a directory"},
+		{[]string{"verify", "--car", dirCar}, "--car " + dirCar + ": is a directory"},
+		{[]string{"import", "--data", car, "--car", car}, "--data " + car + " is not a directory"},
+	} {
+		code, out, errs := ledgerRun(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) || strings.Contains(errs, "empty input") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 with %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Errorf("import of a directory created %s", dst)
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -37,7 +39,17 @@ func openInput(cmd *cobra.Command, path string) (r io.ReadCloser, size int64, er
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, -1, err
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, -1, usageError{fmt.Sprintf("--car %s: %v", path, err)}
+	}
+	// A directory opens, and its read error would be taken for the end
+	// of the archive.
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, -1, usageError{fmt.Sprintf("--car %s: is a directory; name the archive's file", path)}
 	}
 	return f, regularSize(f), nil
 }
