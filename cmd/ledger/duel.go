@@ -83,8 +83,15 @@ deterministic given --seed (any text; the stream seed is its SHA-256).` + exitCo
 			if err != nil || highPPM == 0 || highPPM >= duel.PPM {
 				return usageError{fmt.Sprintf("--high %q: want a ratio strictly between 0 and 1", high)}
 			}
+			if highPPM < params.Floor() {
+				return usageError{fmt.Sprintf("--high %s is below the floor %s (0.5 + --epsilon), where the ratio to beat starts and decays to; give a --high at or above it",
+					high, duel.FormatPPM(params.Floor()))}
+			}
 			if envs < 1 || envs > duel.MaxEnvs {
 				return usageError{fmt.Sprintf("--envs %d: want 1 to %d", envs, duel.MaxEnvs)}
+			}
+			if workers < 0 {
+				return usageError{fmt.Sprintf("--workers %d: want 0 (one per CPU) or more", workers)}
 			}
 			if duels < 1 {
 				return usageError{fmt.Sprintf("--duels %d: want at least 1", duels)}

@@ -90,3 +90,24 @@ func TestDuelSimulateBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDuelSimulateRefusesImpossibleFlags: a negative --workers was taken
+// as 0 (one per CPU), and a --high below the floor (0.5 + --epsilon), a
+// ratio to beat the rule never runs against, ran and exited 1 as a missed
+// target; both are bad usage naming the flag.
+func TestDuelSimulateRefusesImpossibleFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workers", "-1"}, "--workers -1"},
+		{[]string{"--high", "0.5"}, "--high 0.5"},
+		{[]string{"--epsilon", "0.2"}, "--high 0.6"}, // the default --high, below the floor 0.7
+	} {
+		out, stderr, code := runDuelSim(t, append(tc.args, "--duels", "20")...)
+		if code != exitUsage || out != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %.40q, stderr %q; want exit 2 naming %q", tc.args, code, out, stderr, tc.want)
+		}
+	}
+}
