@@ -137,12 +137,8 @@ interrupted (SIGINT or SIGTERM).` + exitCodesHelp,
 }
 
 func listenLoopback(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, usageError{msg: fmt.Sprintf("--listen %s: %v", addr, err)}
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, usageError{msg: fmt.Sprintf("--listen %s: the local chain serves loopback addresses only (127.0.0.1, ::1)", addr)}
+	if err := checkLoopback("--listen", addr); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -65,6 +65,14 @@ After the run, "ledger serve --data DIR/v0" explores any store. DIR must be empt
 			if duration <= 0 || blockTime <= 0 {
 				return usageError{"--duration and --block-time must be positive"}
 			}
+			if tempo == 0 {
+				return usageError{"--tempo 0: want at least 1 block per epoch"}
+			}
+			if explorerAddr != "" {
+				if err := checkLoopback("--explorer", explorerAddr); err != nil {
+					return err
+				}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			disp := newDevnetDisplay(cmd.ErrOrStderr(), validators)

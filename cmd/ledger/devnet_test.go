@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,6 +53,32 @@ func TestDevnetCommand(t *testing.T) {
 		errb.Reset()
 		if code := run(bad, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", bad, code, errb.String())
+		}
+	}
+}
+
+// TestDevnetRefusesBadFlagsBeforeStarting: a --tempo of 0 ran a devnet of
+// tempo 24, and an --explorer that is no loopback address was refused only
+// after the chain and validator 0's store were made in --dir, which then
+// refused the corrected command as "not empty". Both are bad usage naming
+// the flag, leaving --dir as it was.
+func TestDevnetRefusesBadFlagsBeforeStarting(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "net")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tempo", "0"}, "--tempo 0"},
+		{[]string{"--explorer", "0.0.0.0:0"}, "--explorer 0.0.0.0:0"},
+	} {
+		code, out := runStopped(t, append([]string{"devnet", "--dir", dir, "--duration", "1s"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(out, tc.want) {
+			t.Errorf("devnet %v: exit %d, %q; want exit 2 naming %q", tc.args, code, out, tc.want)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("devnet %v left %v in --dir", tc.args, left)
+			os.RemoveAll(dir)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -110,6 +111,29 @@ func chainNetuid(cmd *cobra.Command, c chain.Chain, flag uint16) (uint16, error)
 	return p.Netuid, nil
 }
 
+// checkNodeFlags refuses, before the node makes anything in its data
+// directory, the flags it could not start with or would ignore.
+func checkNodeFlags(dataDir, statusAddr string, pprof bool, minerTimeout time.Duration) error {
+	// Every other command takes a store directory for --data; the node
+	// would make a new, empty store inside it (and its identity among the
+	// store's files), and run on that.
+	if d, ok := findStore(dataDir); ok && filepath.Clean(d) == filepath.Clean(dataDir) {
+		return usageError{fmt.Sprintf("--data %s is a ledger store, not a node's data directory: a node keeps its store in DIR/store; give the directory that holds it (or move this store to DIR/store)", dataDir)}
+	}
+	if statusAddr != "" {
+		if err := checkLoopback("--status", statusAddr); err != nil {
+			return err
+		}
+	}
+	if pprof && statusAddr == "" {
+		return usageError{"--pprof serves profiles on the --status address; give --status too"}
+	}
+	if minerTimeout < 0 {
+		return usageError{fmt.Sprintf("--miner-timeout %s: want a positive duration (or 0 for the inference client's default)", minerTimeout)}
+	}
+	return nil
+}
+
 func newNodeCmd() *cobra.Command {
 	var (
 		dataDir, keyFile, statusAddr, chainSpec, chutesKey string
@@ -155,6 +179,9 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
       --peer /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW... --status 127.0.0.1:8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNodeFlags(dataDir, statusAddr, pprof, minerTimeout); err != nil {
+				return err
+			}
 			cfg := node.Config{DataDir: dataDir, NetUID: netuid, MDNS: mdns, StatusAddr: statusAddr,
 				Logger: loggerOf(cmd), Store: []ledger.Option{ledger.WithDecisionCheck(validator.CheckDecision)}}
 			if keyFile != "" {

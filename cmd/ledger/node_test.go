@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/node"
 )
 
@@ -170,5 +173,65 @@ func TestNodeRefusesContradictoryNetuid(t *testing.T) {
 		"--chain", "local", "--netuid", bad)
 	if code != exitUsage || !strings.Contains(errs, "--netuid "+bad) {
 		t.Fatalf("exit %d, want %d naming --netuid %s: %s %s", code, exitUsage, bad, out, errs)
+	}
+}
+
+// runStopped runs a long-running command line (node, chain serve, devnet)
+// with a context that has already ended: one that accepts its input starts
+// and stops at once (exit 0), one that refuses it fails without starting.
+func runStopped(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	root := newRootCmd()
+	var out syncbuf.Buffer
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&out)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK, out.String()
+	}
+	var cf checkFailed
+	if errors.As(err, &cf) {
+		return exitCheckFail, out.String() + err.Error()
+	}
+	return exitUsage, out.String() + err.Error()
+}
+
+// TestNodeRefusesBadInputBeforeStarting: node flags that cannot work are
+// bad usage before the node makes anything in its data directory. A
+// --data that is a ledger store itself (what every other command takes for
+// --data) got a new, empty store made inside it, and the node's identity
+// and status file among the store's files; a --status that is no loopback
+// address was refused only once the data directory, its store and identity
+// existed; a negative --miner-timeout was taken as the default, and
+// --pprof without --status served nothing.
+func TestNodeRefusesBadInputBeforeStarting(t *testing.T) {
+	t.Parallel()
+	store, _ := builtLedger(t)
+	before := ledgertest.DirHashes(t, store)
+	fresh := filepath.Join(t.TempDir(), "node")
+	listen := []string{"--listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "error"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", store}, "--data " + store + " is a ledger store"},
+		{[]string{"--data", fresh, "--status", "0.0.0.0:0"}, "--status 0.0.0.0:0"},
+		{[]string{"--data", fresh, "--miner-timeout", "-1s"}, "--miner-timeout -1s"},
+		{[]string{"--data", fresh, "--pprof"}, "--pprof"},
+	} {
+		code, out := runStopped(t, append(append([]string{"node"}, tc.args...), listen...)...)
+		if code != exitUsage || !strings.Contains(out, tc.want) {
+			t.Errorf("node %v: exit %d, %q; want exit 2 naming %q", tc.args, code, out, tc.want)
+		}
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Errorf("a refused node made its data directory %s", fresh)
+	}
+	after := ledgertest.DirHashes(t, store)
+	if len(after) != len(before) {
+		t.Errorf("node on a store directory: %d files before, %d after", len(before), len(after))
 	}
 }
