@@ -59,6 +59,9 @@ Bittensor hotkey instead, see "ledger keys import".` + exitCodesHelp,
   ledger keys new --out hotkey.json --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkKeyOut(out); err != nil {
+				return err
+			}
 			k, err := keys.Generate()
 			if err != nil {
 				return err
@@ -132,6 +135,11 @@ Encrypted btcli files (coldkeys, usually) are not supported.` + exitCodesHelp,
   ledger keys import --uri //Alice --out alice.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Before the key is read: a mnemonic typed in is not asked
+			// for in vain.
+			if err := checkKeyOut(out); err != nil {
+				return err
+			}
 			var (
 				k   *keys.Hotkey
 				err error
@@ -165,6 +173,18 @@ Encrypted btcli files (coldkeys, usually) are not supported.` + exitCodesHelp,
 	cmd.MarkFlagRequired("out")
 	cmd.MarkFlagsMutuallyExclusive("btcli", "mnemonic-file", "uri")
 	return cmd
+}
+
+// checkKeyOut refuses an --out that cannot be a key file: an empty path,
+// or a directory (--force would not replace it either).
+func checkKeyOut(path string) error {
+	if path == "" {
+		return usageError{"--out: give the key file's path"}
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usageError{fmt.Sprintf("--out %s: is a directory; name the key file", path)}
+	}
+	return nil
 }
 
 func writeKey(path string, k *keys.Hotkey, force bool) error {

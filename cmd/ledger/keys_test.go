@@ -263,3 +263,29 @@ func TestKeysHelpHasExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysOutIsAFile: an --out that is a directory was refused as an
+// existing file "(pass --force to replace it)", the same with --force;
+// an empty --out failed with "open : no such file". Both are bad usage
+// naming --out.
+func TestKeysOutIsAFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"keys", "new", "--out", dir}, "--out " + dir + ": is a directory"},
+		{[]string{"keys", "new", "--out", dir, "--force"}, "--out " + dir + ": is a directory"},
+		{[]string{"keys", "import", "--uri", "//Alice", "--out", dir, "--force"}, "--out " + dir + ": is a directory"},
+		{[]string{"keys", "new", "--out", ""}, "--out: "},
+	} {
+		_, errs, err := runLedger(t, "", tc.args...)
+		if !usageExit(err) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "--force to") {
+			t.Errorf("%v: %v (%s); want exit 2 with %q", tc.args, err, errs, tc.want)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("files left in %s: %v", dir, left)
+	}
+}
