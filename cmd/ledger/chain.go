@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,7 +66,8 @@ Other processes reach it with --chain local+http://ADDR.
 On first start the chain is created from --genesis (a JSON file listing
 hotkeys with their stake and whether they validate) or from the defaults;
 --tempo and --block-time override the genesis then. Later starts resume the
-chain in --dir and ignore those flags unless they contradict it.
+chain in --dir: those flags may be left out, and one that contradicts the
+chain is refused.
 
 The admin token (for "ledger chain register" and, with --manual, block
 production) is written to DIR/admin-token with mode 0600. It runs until
@@ -73,29 +76,36 @@ interrupted (SIGINT or SIGTERM).` + exitCodesHelp,
   ledger chain serve --dir /tmp/chain --listen 127.0.0.1:0 --tempo 10 --block-time 100ms`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				// Not a chain in memory with its admin token in the
+				// working directory.
+				return usageError{"--dir: give the chain's state directory"}
+			}
 			ln, err := listenLoopback(listen)
 			if err != nil {
 				return err
 			}
 			defer ln.Close()
+			g := local.DefaultGenesis()
+			if genesisFile != "" {
+				data, err := readSmallFile(genesisFile, maxGenesisFileBytes)
+				if err != nil {
+					return usageError{msg: "--genesis: " + err.Error()}
+				}
+				if g, err = local.ParseGenesis(data); err != nil {
+					return usageError{msg: fmt.Sprintf("--genesis %s: %v", genesisFile, err)}
+				}
+			}
+			if cmd.Flags().Changed("tempo") {
+				g.Tempo = tempo
+			}
+			if cmd.Flags().Changed("block-time") {
+				g.BlockTime = local.Duration(blockTime)
+			}
 			opts := local.Options{Dir: dir, Manual: manual}
-			if _, err := os.Stat(filepath.Join(dir, "state.json")); errors.Is(err, fs.ErrNotExist) {
-				g := local.DefaultGenesis()
-				if genesisFile != "" {
-					data, err := readSmallFile(genesisFile, maxGenesisFileBytes)
-					if err != nil {
-						return usageError{msg: "--genesis: " + err.Error()}
-					}
-					if g, err = local.ParseGenesis(data); err != nil {
-						return usageError{msg: err.Error()}
-					}
-				}
-				if cmd.Flags().Changed("tempo") {
-					g.Tempo = tempo
-				}
-				if cmd.Flags().Changed("block-time") {
-					g.BlockTime = local.Duration(blockTime)
-				}
+			_, err = os.Stat(filepath.Join(dir, "state.json"))
+			resumed := !errors.Is(err, fs.ErrNotExist)
+			if !resumed {
 				opts.Genesis = &g
 			}
 			c, err := local.New(opts)
@@ -103,11 +113,16 @@ interrupted (SIGINT or SIGTERM).` + exitCodesHelp,
 				return usageError{msg: err.Error()}
 			}
 			defer c.Close()
+			if resumed {
+				if err := resumeConflict(cmd, dir, c.Genesis(), g, genesisFile); err != nil {
+					return err
+				}
+			}
 			token, err := writeAdminToken(dir)
 			if err != nil {
 				return err
 			}
-			g := c.Genesis()
+			g = c.Genesis()
 			fmt.Fprintf(cmd.OutOrStdout(), "local chain netuid %d tempo %d block time %s genesis %s\nserving http://%s (admin token in %s)\n",
 				g.Netuid, g.Tempo, time.Duration(g.BlockTime), c.GenesisHash(), ln.Addr(), filepath.Join(dir, adminTokenFile))
 			srv := &http.Server{Handler: local.NewServer(c, token), ReadHeaderTimeout: 10 * time.Second}
@@ -134,6 +149,28 @@ interrupted (SIGINT or SIGTERM).` + exitCodesHelp,
 	f.BoolVar(&manual, "manual", false, "produce no blocks by time; only admin advance requests make blocks")
 	cmd.MarkFlagRequired("dir")
 	return cmd
+}
+
+// resumeConflict refuses the genesis flags of chain serve that contradict
+// the chain already in dir, whose genesis is have: the flags set a new
+// chain's genesis (want), and a chain keeps its own.
+func resumeConflict(cmd *cobra.Command, dir string, have, want local.Genesis, genesisFile string) error {
+	if genesisFile != "" {
+		hj, _ := json.Marshal(have)
+		wj, _ := json.Marshal(want)
+		if !bytes.Equal(hj, wj) {
+			return usageError{fmt.Sprintf("--genesis %s: the chain in %s was made from another genesis (seed %q, tempo %d, block time %s); leave --genesis out to resume it, or give a new --dir",
+				genesisFile, dir, have.Seed, have.Tempo, time.Duration(have.BlockTime))}
+		}
+	}
+	if f := cmd.Flags().Lookup("tempo"); f.Changed && want.Tempo != have.Tempo {
+		return usageError{fmt.Sprintf("--tempo %d contradicts the chain in %s, whose tempo is %d; leave --tempo out to resume it", want.Tempo, dir, have.Tempo)}
+	}
+	if f := cmd.Flags().Lookup("block-time"); f.Changed && want.BlockTime != have.BlockTime {
+		return usageError{fmt.Sprintf("--block-time %s contradicts the chain in %s, whose block time is %s; leave --block-time out to resume it",
+			time.Duration(want.BlockTime), dir, time.Duration(have.BlockTime))}
+	}
+	return nil
 }
 
 func listenLoopback(addr string) (net.Listener, error) {

@@ -159,3 +159,55 @@ func TestMinerCommitUnregisteredSaysWhatToDo(t *testing.T) {
 		t.Errorf("commit from an unregistered hotkey: exit %d, %q; want exit 2 saying how to register", code, errs)
 	}
 }
+
+// TestChainServeFlagsAgainstItsDir: chain serve ignored --tempo,
+// --block-time and --genesis when --dir held a chain, though its help says
+// they are ignored unless they contradict it: one that does is now bad
+// usage naming it, one that agrees is accepted. An empty --dir ran a chain
+// in memory and wrote its admin token into the working directory; a
+// --genesis that is no genesis was not named in the error.
+func TestChainServeFlagsAgainstItsDir(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "chain")
+	serve := []string{"chain", "serve", "--dir", dir, "--listen", "127.0.0.1:0"}
+	if code, out := runStopped(t, append(serve, "--tempo", "10")...); code != exitOK {
+		t.Fatalf("first start: exit %d: %s", code, out)
+	}
+	genesis := filepath.Join(t.TempDir(), "genesis.json")
+	if err := os.WriteFile(genesis, []byte(`{"seed":"another chain"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // "" for accepted
+	}{
+		{[]string{"--tempo", "20"}, "--tempo 20"},
+		{[]string{"--block-time", "1s"}, "--block-time 1s"},
+		{[]string{"--genesis", genesis}, "--genesis " + genesis},
+		{[]string{"--tempo", "10"}, ""},
+		{nil, ""},
+	} {
+		code, out := runStopped(t, append(serve, tc.args...)...)
+		switch {
+		case tc.want == "" && code != exitOK:
+			t.Errorf("restart with %v: exit %d: %s", tc.args, code, out)
+		case tc.want != "" && (code != exitUsage || !strings.Contains(out, tc.want)):
+			t.Errorf("restart with %v: exit %d, %q; want exit 2 naming %q", tc.args, code, out, tc.want)
+		}
+	}
+
+	notGenesis := writeFile(t, `{"type":"affine-ledger/inclusion-proof/v1"}`)
+	code, out := runStopped(t, "chain", "serve", "--dir", filepath.Join(t.TempDir(), "c"), "--listen", "127.0.0.1:0", "--genesis", notGenesis)
+	if code != exitUsage || !strings.Contains(out, "--genesis "+notGenesis+": ") {
+		t.Errorf("--genesis of a proof: exit %d, %q; want exit 2 naming --genesis and the file", code, out)
+	}
+
+	code, out = runStopped(t, "chain", "serve", "--dir", "", "--listen", "127.0.0.1:0")
+	if _, err := os.Stat(adminTokenFile); err == nil {
+		os.Remove(adminTokenFile)
+		t.Errorf("chain serve --dir \"\" wrote %s in the working directory", adminTokenFile)
+	}
+	if code != exitUsage || !strings.Contains(out, "--dir") {
+		t.Errorf("--dir \"\": exit %d, %q; want exit 2 naming --dir", code, out)
+	}
+}
