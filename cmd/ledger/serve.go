@@ -71,6 +71,16 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 				}
 				defer c.Close()
 				opts.Chain = c
+				// The vTrust view's epochs are the chain's.
+				if cmd.Flags().Changed("tempo") {
+					p, err := c.Params(cmd.Context())
+					if err != nil {
+						return fmt.Errorf("--chain: read the subnet's parameters: %w", err)
+					}
+					if tempo != p.Tempo {
+						return usageError{fmt.Sprintf("--tempo %d contradicts --chain, whose tempo is %d (leave --tempo out with --chain)", tempo, p.Tempo)}
+					}
+				}
 			}
 			h, err := explorer.Handler(s, opts)
 			if err != nil {
@@ -111,7 +121,7 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 	f.StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve on")
 	f.StringVar(&chainSpec, "chain", "", "chain spec (local, local+http://HOST:PORT, subtensor+wss://HOST:PORT/netuid=N)")
 	f.BoolVar(&pprof, "pprof", false, "serve Go profiles under /debug/pprof/")
-	f.Uint64Var(&tempo, "tempo", 0, "epoch length in chain blocks for the vTrust view (default: the chain's, or 360)")
+	f.Uint64Var(&tempo, "tempo", 0, "epoch length in chain blocks for the vTrust view (default 360; with --chain the chain's, which it must not contradict)")
 	f.DurationVar(&refresh, "refresh", explorer.DefaultRefresh, "how often the explorer's index reads new blocks at most")
 	return cmd
 }

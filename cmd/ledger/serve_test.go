@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/ledger"
@@ -117,5 +119,23 @@ func TestServeStoreInUse(t *testing.T) {
 	code, _, errs := ledgerRun(t, "serve", "--data", dir, "--listen", "127.0.0.1:0")
 	if code != exitUsage || !strings.Contains(errs, "store is in use") || !strings.Contains(errs, "--status") {
 		t.Errorf("serve a store open for writing: exit %d, %q; want exit 2 pointing at the node's --status", code, errs)
+	}
+}
+
+// TestServeTempoAgainstChain: with --chain, the explorer's vTrust view
+// takes its epochs from the chain's tempo; a --tempo that contradicts it
+// was used instead, showing epochs the chain does not have. It is bad
+// usage naming both, as node's --netuid against --chain is; one that
+// agrees is accepted.
+func TestServeTempoAgainstChain(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	serve := []string{"serve", "--data", dir, "--listen", "127.0.0.1:0", "--chain", "local"}
+	code, out := runStopped(t, append(serve, "--tempo", "10")...)
+	if code != exitUsage || !strings.Contains(out, "--tempo 10") {
+		t.Errorf("--tempo 10 against the local chain's: exit %d, %q; want exit 2 naming --tempo", code, out)
+	}
+	if code, out := runStopped(t, append(serve, "--tempo", fmt.Sprint(local.DefaultTempo))...); code != exitOK {
+		t.Errorf("--tempo %d, the chain's: exit %d, %q", local.DefaultTempo, code, out)
 	}
 }
