@@ -93,7 +93,7 @@ prints the reward and the reason.` + exitCodesHelp,
 			if cmd.Flags().Changed("answer") {
 				ep, err := envs.Replay(f, id, answers)
 				if err != nil {
-					return usageError{err.Error()}
+					return usageError{"--answer: " + err.Error()}
 				}
 				res.Answers, res.Rewards, res.Reason = answers, ep.Rewards, ep.Reason
 				res.Score, res.Done = &ep.Reward, &ep.Done

@@ -102,3 +102,14 @@ func TestDemoScoresEveryEnv(t *testing.T) {
 		t.Fatalf("demo shows no correct answer:\n%s", out)
 	}
 }
+
+// TestEnvTestNamesAnswer: answers the episode cannot take (more than its
+// turns) are bad usage naming --answer, not a bare "replay ..." error.
+func TestEnvTestNamesAnswer(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	code := run([]string{"env", "test", "--env", "mult8", "--seed", testSeed, "--answer", "<answer>1</answer>", "--answer", "2"}, &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), "--answer: ") {
+		t.Errorf("two answers to a one-turn env: exit %d, %q; want exit 2 naming --answer", code, errOut.String())
+	}
+}
