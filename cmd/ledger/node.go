@@ -179,6 +179,9 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
       --peer /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW... --status 127.0.0.1:8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmpty(cmd, "key", "chain", "status"); err != nil {
+				return err
+			}
 			if err := checkNodeFlags(dataDir, statusAddr, pprof, minerTimeout); err != nil {
 				return err
 			}

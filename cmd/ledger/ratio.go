@@ -67,6 +67,9 @@ not recompute, or was run against another ratio than the one in force, fails the
   ledger ratio show --data ~/.ledger/store --validator 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmpty(cmd, "validator"); err != nil {
+				return err
+			}
 			if dataDir == "" {
 				return usageError{"--data is required"}
 			}

@@ -48,6 +48,9 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
   ledger serve --data /tmp/store --listen 127.0.0.1:0 --chain local+http://127.0.0.1:9944`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmpty(cmd, "chain"); err != nil {
+				return err
+			}
 			if dataDir == "" {
 				return usageError{"--data is required"}
 			}

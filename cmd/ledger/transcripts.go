@@ -43,6 +43,9 @@ order: env, challenge ID, score, validator, block height and CID, and the transc
   ledger transcripts --data ~/.ledger/store --miner 5FHneW46... --env mult8 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmpty(cmd, "env"); err != nil {
+				return err
+			}
 			if dataDir == "" || miner == "" {
 				return usageError{"--data and --miner are required"}
 			}

@@ -41,3 +41,18 @@ func strictGroups(c *cobra.Command) {
 	}
 	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
+
+// refuseEmpty refuses each of the named flags that was given an empty
+// value. Left out, these flags pick another mode of the command (a node
+// without --key is an observer, verify without --chain checks no
+// commitment); given empty, as "--key $KEY" is with KEY unset, they
+// silently ran that mode. An empty LEDGER_* variable counts as unset
+// (applyEnv) and is not refused.
+func refuseEmpty(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+			return usageError{fmt.Sprintf("--%s: empty; give a value or leave the flag out", name)}
+		}
+	}
+	return nil
+}

@@ -42,6 +42,9 @@ reported with validator, height, block CID, transcript index and reason.` + exit
   ssh validator ledger export --data /srv/ledger --out - | ledger verify --car -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmpty(cmd, "chain", "validator"); err != nil {
+				return err
+			}
 			if (dataDir == "") == (carFile == "") {
 				return usageError{"give exactly one of --data DIR and --car FILE"}
 			}

@@ -51,6 +51,9 @@ out of it (spec/epoch.md) and named after the table ("equivocators" in --json).`
   ledger vtrust show --data ~/.ledger/store --chain subtensor+wss://HOST:443/netuid=N --epoch 12 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmpty(cmd, "as", "champion"); err != nil {
+				return err
+			}
 			if dataDir == "" || spec == "" {
 				return usageError{"--data and --chain are required"}
 			}
