@@ -408,6 +408,9 @@ at least 100 of the hotkey's 3100 bytes of commitment space per epoch.` + chainS
   ledger miner commit --chain subtensor+wss://entrypoint-finney.opentensor.ai:443/netuid=120 --key miner.json --model org/model --revision main --chute 3f2a9c1e-0d4b-4c55-9a7e-1b2c3d4e5f60 --model-hash <64 hex>`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmpty(cmd, "key"); err != nil {
+				return err
+			}
 			mc := chain.MinerCommitment{Model: model, Revision: revision, Endpoint: endpoint, Chute: chute}
 			if modelHash != "" {
 				h, err := hex.DecodeString(modelHash)

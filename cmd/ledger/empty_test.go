@@ -29,6 +29,8 @@ func TestEmptyFlagValuesAreRefused(t *testing.T) {
 		{[]string{"transcripts", "--data", dir, "--miner", verifytest.Miner(1).String(), "--env", ""}, "--env"},
 		{[]string{"ratio", "show", "--data", dir, "--validator", ""}, "--validator"},
 		{[]string{"vtrust", "show", "--data", dir, "--chain", "local", "--as", ""}, "--as"},
+		{[]string{"keys", "show", "--key", ""}, "--key"},
+		{[]string{"miner", "commit", "--chain", "local", "--key", "", "--model", "m", "--revision", "r", "--endpoint", "http://127.0.0.1:1/v1"}, "--key"},
 		{[]string{"vtrust", "show", "--data", dir, "--chain", "local", "--champion", ""}, "--champion"},
 	} {
 		code, out := runStopped(t, tc.args...)

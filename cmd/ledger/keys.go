@@ -95,6 +95,9 @@ address or public key does not belong to its secret seed.` + exitCodesHelp,
   ledger keys show --key hotkey.json --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseEmpty(cmd, "key"); err != nil {
+				return err
+			}
 			k, err := keys.ReadKeyFile(path)
 			if err != nil {
 				return err
