@@ -62,6 +62,18 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 			if carFile != "" && (scope.Validator != nil || from != 0) {
 				return usageError{"--validator and --from apply to --data only: an archive is verified whole"}
 			}
+			if chainSpec != "" {
+				// A chain that cannot be reached is found before the
+				// audit, which can take hours, not after it with its
+				// result thrown away. It is opened again for the check:
+				// a connection left idle through the audit might not
+				// survive it.
+				c, err := openChain(cmd, chainSpec)
+				if err != nil {
+					return err
+				}
+				c.Close()
+			}
 			set, err := verify.NewDiskSet("")
 			if err != nil {
 				return err

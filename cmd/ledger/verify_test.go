@@ -378,3 +378,20 @@ func TestVerifyFromPastHead(t *testing.T) {
 		t.Errorf("--from %d: exit %d: %s %s", top, code, out, errs)
 	}
 }
+
+// TestVerifyChainBeforeAudit: verify --chain opened the chain only after
+// the audit, which can take hours on a large store: a malformed spec or a
+// chain that cannot be reached then failed the command (exit 2) and the
+// audit's result was thrown away. The chain is now opened first, before
+// the store is even looked at: with a --data that does not exist, the
+// error is the chain's.
+func TestVerifyChainBeforeAudit(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, spec := range []string{"nowhere", "local+http://127.0.0.1:1"} {
+		code, out, errs := ledgerRun(t, "verify", "--data", missing, "--chain", spec)
+		if code != exitUsage || strings.Contains(errs, "--data") || !strings.Contains(errs, spec) {
+			t.Errorf("--chain %s: exit %d, %q %q; want exit 2 naming the chain before the store", spec, code, out, errs)
+		}
+	}
+}
