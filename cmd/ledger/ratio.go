@@ -93,6 +93,10 @@ not recompute, or was run against another ratio than the one in force, fails the
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), reports)
 			}
+			if len(reports) == 0 {
+				// Not an error: a node that has not yet stored a chain.
+				fmt.Fprintln(cmd.ErrOrStderr(), "no chain in this store")
+			}
 			return printRatios(cmd.OutOrStdout(), reports)
 		},
 	}

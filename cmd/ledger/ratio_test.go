@@ -162,3 +162,26 @@ func TestRatioShowNodeDataDir(t *testing.T) {
 		t.Fatalf("ratio show --data NODEDIR: exit %d: %s %s", code, out, errs)
 	}
 }
+
+// TestRatioShowEmptyStore: a store with no chain printed nothing at all
+// and exited 0, as if the command had not run; it says so on stderr, as
+// transcripts does, and --json is an empty array.
+func TestRatioShowEmptyStore(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := ledger.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runRatio("--data", dir)
+	if code != exitOK || out != "" || !strings.Contains(errs, "no chain") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and stderr saying the store holds no chain", code, out, errs)
+	}
+	out, _, code = runRatio("--data", dir, "--json")
+	if code != exitOK || strings.TrimSpace(out) != "[]" {
+		t.Errorf("--json: exit %d, %q; want []", code, out)
+	}
+}
