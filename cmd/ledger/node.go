@@ -113,7 +113,7 @@ func chainNetuid(cmd *cobra.Command, c chain.Chain, flag uint16) (uint16, error)
 
 // checkNodeFlags refuses, before the node makes anything in its data
 // directory, the flags it could not start with or would ignore.
-func checkNodeFlags(dataDir, statusAddr string, pprof bool, minerTimeout time.Duration) error {
+func checkNodeFlags(cmd *cobra.Command, dataDir, statusAddr string, pprof bool, minerTimeout time.Duration) error {
 	// Every other command takes a store directory for --data; the node
 	// would make a new, empty store inside it (and its identity among the
 	// store's files), and run on that.
@@ -130,6 +130,14 @@ func checkNodeFlags(dataDir, statusAddr string, pprof bool, minerTimeout time.Du
 	}
 	if minerTimeout < 0 {
 		return usageError{fmt.Sprintf("--miner-timeout %s: want a positive duration (or 0 for the inference client's default)", minerTimeout)}
+	}
+	// The validator's work runs only with both (nodeServices).
+	if f := cmd.Flags(); f.Lookup("key").Value.String() == "" || f.Lookup("chain").Value.String() == "" {
+		for _, name := range []string{"evaluate", "epochs", "chutes-api-key", "miner-timeout"} {
+			if f.Changed(name) {
+				return usageError{fmt.Sprintf("--%s applies to a validator's node, with --chain and --key; give both, or leave --%s out", name, name)}
+			}
+		}
 	}
 	return nil
 }
@@ -182,7 +190,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 			if err := refuseEmpty(cmd, "key", "chain", "status"); err != nil {
 				return err
 			}
-			if err := checkNodeFlags(dataDir, statusAddr, pprof, minerTimeout); err != nil {
+			if err := checkNodeFlags(cmd, dataDir, statusAddr, pprof, minerTimeout); err != nil {
 				return err
 			}
 			cfg := node.Config{DataDir: dataDir, NetUID: netuid, MDNS: mdns, StatusAddr: statusAddr,

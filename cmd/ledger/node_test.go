@@ -205,8 +205,10 @@ func runStopped(t *testing.T, args ...string) (int, string) {
 // --data) got a new, empty store made inside it, and the node's identity
 // and status file among the store's files; a --status that is no loopback
 // address was refused only once the data directory, its store and identity
-// existed; a negative --miner-timeout was taken as the default, and
-// --pprof without --status served nothing.
+// existed; a negative --miner-timeout was taken as the default,
+// --pprof without --status served nothing, and the flags of a validator's
+// work (--evaluate, --epochs, --chutes-api-key, --miner-timeout) did
+// nothing without --chain and --key.
 func TestNodeRefusesBadInputBeforeStarting(t *testing.T) {
 	t.Parallel()
 	store, _ := builtLedger(t)
@@ -221,6 +223,8 @@ func TestNodeRefusesBadInputBeforeStarting(t *testing.T) {
 		{[]string{"--data", fresh, "--status", "0.0.0.0:0"}, "--status 0.0.0.0:0"},
 		{[]string{"--data", fresh, "--miner-timeout", "-1s"}, "--miner-timeout -1s"},
 		{[]string{"--data", fresh, "--pprof"}, "--pprof"},
+		{[]string{"--data", fresh, "--chutes-api-key", "k"}, "--chutes-api-key applies to a validator's node"},
+		{[]string{"--data", fresh, "--chain", "local", "--evaluate=false"}, "--evaluate applies to a validator's node"},
 	} {
 		code, out := runStopped(t, append(append([]string{"node"}, tc.args...), listen...)...)
 		if code != exitUsage || !strings.Contains(out, tc.want) {
