@@ -49,6 +49,7 @@ const (
 	KindDecode    = "decode"    // 2xx body that is not a chat completion
 	KindCanceled  = "canceled"  // the caller's context ended
 	KindRequest   = "request"   // the request could not be built (bad endpoint or ID)
+	KindUnasked   = "unasked"   // not sent: the caller gave up on the miner (Unasked)
 )
 
 // Sentinel errors returned by Complete, one per kind, for errors.Is.
@@ -60,6 +61,9 @@ var (
 	ErrCanceled  = errors.New("call canceled")
 	ErrRequest   = errors.New("bad request")
 )
+
+// ErrUnasked is the error of the call Unasked records.
+var ErrUnasked = errors.New("miner not asked")
 
 func kindOf(err error) string {
 	switch {

@@ -36,6 +36,23 @@ type EpisodeRecord struct {
 // ended (the validator is stopping; recording a 0 would blame the miner).
 // The partial record is returned with the error.
 func Play(ctx context.Context, client *Client, ep Endpoint, factory envs.Factory, id challenge.ID) (EpisodeRecord, error) {
+	return play(factory, id, func(conversation []envs.Message) (Reply, error) {
+		return client.Complete(ctx, ep, id, conversation)
+	})
+}
+
+// Unasked records an episode of id in which the miner is not asked at
+// all: its first call fails, without an attempt, with reason (kind
+// KindUnasked), and the env is stepped with the empty answer "" as after
+// any failed call, so the transcript re-executes like any other.
+func Unasked(factory envs.Factory, id challenge.ID, reason string) (EpisodeRecord, error) {
+	return play(factory, id, func([]envs.Message) (Reply, error) {
+		return Reply{Call: Call{ErrorKind: KindUnasked, Error: reason}}, ErrUnasked
+	})
+}
+
+// play runs one episode, asking ask for each answer until a call fails.
+func play(factory envs.Factory, id challenge.ID, ask func(conversation []envs.Message) (Reply, error)) (EpisodeRecord, error) {
 	env := factory.New()
 	obs, info, err := env.Reset(id)
 	if err != nil {
@@ -49,7 +66,7 @@ func Play(ctx context.Context, client *Client, ep Endpoint, factory envs.Factory
 		}
 		action := ""
 		if rec.Error == "" {
-			reply, err := client.Complete(ctx, ep, id, rec.Messages)
+			reply, err := ask(rec.Messages)
 			if errors.Is(err, ErrCanceled) {
 				return rec, fmt.Errorf("play %s turn %d: %w", id, turn, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/affine-ledger/ledger/chain"
@@ -22,6 +23,9 @@ type sideRun struct {
 	side  duel.Side
 	rec   record.Miner
 	ep    inference.Endpoint
+	// unanswered counts the side's challenges in a row that got no
+	// answer at all (see unansweredLimit).
+	unanswered *atomic.Int32
 }
 
 // envRun is one env of a running duel. Counters are drawn in order from 0;
@@ -74,7 +78,7 @@ func (v *Validator) newSide(m chain.Contender) sideRun {
 		// loses the challenges as it would by not answering.
 		ep = inference.Endpoint{Key: m.Hotkey.String(), Model: m.Commitment.Model}
 	}
-	return sideRun{miner: m, side: Side(m), rec: ledgerMiner(m), ep: ep}
+	return sideRun{miner: m, side: Side(m), rec: ledgerMiner(m), ep: ep, unanswered: new(atomic.Int32)}
 }
 
 // newRun sets a duel up: resumed from the ledger if the unfinished duel is

@@ -139,6 +139,11 @@ func TestHostileMinersLoseAndLoopGoesOn(t *testing.T) {
 				t.Errorf("%s: %s scored %d (%s)", name, tr.Challenge, tr.Reward, tr.Reason)
 			}
 			word, fails := hostileWords[mode]
+			if word == "miner timed out" && tr.Attempts == 0 && strings.HasPrefix(tr.Error, "not asked: ") {
+				// A miner that never answers stops being asked (spec/validator.md,
+				// "A duel", step 5).
+				continue
+			}
 			if fails && !strings.Contains(tr.Error, word) || !fails && tr.Error != "" || tr.Attempts != 1 {
 				t.Errorf("%s: %s: error %q, attempts %d, want %q", name, tr.Challenge, tr.Error, tr.Attempts, word)
 			}

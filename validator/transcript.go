@@ -25,7 +25,16 @@ var errCanceled = errors.New("episode abandoned")
 // and records it.
 func (v *Validator) play(ctx context.Context, s *sideRun, f envs.Factory, id challenge.ID, seed record.Seed, d record.DuelID) (record.Transcript, error) {
 	started := v.cfg.Now()
-	rec, err := inference.Play(ctx, v.cfg.Client, s.ep, f, id)
+	var rec inference.EpisodeRecord
+	var err error
+	if n := s.unanswered.Load(); n >= unansweredLimit {
+		rec, err = inference.Unasked(f, id, fmt.Sprintf("not asked: the miner left its last %d challenges of this duel without any answer", n))
+	} else {
+		rec, err = inference.Play(ctx, v.cfg.Client, s.ep, f, id)
+		if err == nil {
+			s.noteAnswer(rec)
+		}
+	}
 	finished := v.cfg.Now()
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, inference.ErrCanceled) {
