@@ -26,12 +26,13 @@ import (
 //   - fault: the transcript is well-formed and signed into b, but a
 //     deterministic result (reward, turn reward, reason, prompt,
 //     observation) does not reproduce, or it names another validator; a
-//     duel result does not recompute, or an outcome letter contradicts
-//     the rewards of the validator's transcripts of its challenge;
+//     duel result does not recompute, or the validator's log contradicts
+//     it (duel.CheckBacking: a letter its transcripts' rewards do not
+//     give, a challenge its duel does not draw, a pair left out);
 //   - disagree: the transcript is missing from the store or its bytes do
 //     not decode; a duel result's challenge has no transcript of a side
-//     in the validator's log up to b. Neither proves anything against
-//     b's validator.
+//     in its duel in the validator's log up to b. Neither proves anything
+//     against b's validator.
 //
 // An auditor never judges itself: Audit of one's own block is an error.
 func Audit(auditor keys.PublicKey, s *ledger.Store, b ledger.StoredBlock) ([]vtrust.Outcome, error) {

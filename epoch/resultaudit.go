@@ -59,32 +59,43 @@ func judgeDecision(s *ledger.Store, b ledger.StoredBlock, c cid.Cid) (verdict vt
 // counts, so that every auditor judges alike whenever it audits.
 func judgeResult(s *ledger.Store, b ledger.StoredBlock, r duel.Result) (vtrust.Verdict, string) {
 	d := record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID()
-	var missing string // why the first unbacked letter is
-	lookup := func(id challenge.ID) (duel.Pair, error) {
+	pair := func(id challenge.ID) (duel.Pair, error) {
 		champ, err := rewardOf(s, b, d, id, r.Champion.Hotkey)
 		if err != nil {
-			if missing == "" {
-				missing = fmt.Sprintf("challenge %s: the champion's transcript: %v", id, err)
-			}
-			return duel.Pair{}, nil
+			return duel.Pair{}, fmt.Errorf("the champion's transcript: %w", err)
 		}
 		cont, err := rewardOf(s, b, d, id, r.Contender.Hotkey)
 		if err != nil {
-			if missing == "" {
-				missing = fmt.Sprintf("challenge %s: the contender's transcript: %v", id, err)
-			}
-			return duel.Pair{}, nil
+			return duel.Pair{}, fmt.Errorf("the contender's transcript: %w", err)
 		}
 		return duel.Pair{Champion: champ, Contender: cont, OK: true}, nil
+	}
+	// A pair the log does not hold, or cannot give, is absent: that
+	// proves nothing against the validator.
+	lookup := func(id challenge.ID) (duel.Pair, error) {
+		p, _ := pair(id)
+		return p, nil
 	}
 	backing, err := duel.CheckBacking(b.Validator, r, lookup)
 	switch {
 	case err != nil:
 		return vtrust.Fault, textcut.Prefix("duel result: "+err.Error(), vtrust.MaxReasonBytes)
 	case backing.Unbacked > 0:
-		return vtrust.Disagree, textcut.Prefix(fmt.Sprintf("%d of the result's outcomes have no pair of transcripts of its duel in the log up to its block; first, %s", backing.Unbacked, missing), vtrust.MaxReasonBytes)
+		return vtrust.Disagree, textcut.Prefix(fmt.Sprintf("%d of the result's outcomes have no pair of transcripts of its duel in the log up to its block; first, %s", backing.Unbacked, firstUnbacked(r, pair)), vtrust.MaxReasonBytes)
 	}
 	return vtrust.Agree, ""
+}
+
+// firstUnbacked says why the first challenge of r whose pair is absent is.
+func firstUnbacked(r duel.Result, pair func(challenge.ID) (duel.Pair, error)) string {
+	for _, e := range r.Envs {
+		for _, id := range e.Challenges {
+			if _, err := pair(id); err != nil {
+				return fmt.Sprintf("challenge %s: %v", id, err)
+			}
+		}
+	}
+	return "none"
 }
 
 // rewardOf is the reward of b's validator's transcript of challenge id
