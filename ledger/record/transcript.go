@@ -29,7 +29,8 @@ const TranscriptFormatV1 = 1
 // of the block that links it (spec/ledger.md#transcript).
 //
 // Every field is always encoded; "absent" is the zero value (empty string, 0)
-// except Usage, which is null when the endpoint reported none. Seed is set
+// except Usage, which is null when both token sums are 0 (a reply that
+// counted nothing cannot be told from one that reported nothing). Seed is set
 // exactly in format 2; a format-1 record has no seed key at all, and Encode
 // writes each format in its own layout, so an old record keeps its bytes
 // and CID. Encode and DecodeTranscript are the way in and out: codec.Marshal
