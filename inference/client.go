@@ -67,6 +67,13 @@ type Options struct {
 	// without it a body just under ReadLimit would be recorded whole, and
 	// could push a conversation past the ledger's limit.
 	MaxAnswerBytes int
+	// PublicOnly makes the default HTTPClient connect to public unicast
+	// addresses only, through no proxy: a miner's committed endpoint must
+	// not point a validator at its own machine, its network or its
+	// cloud's metadata service. The address is checked as dialled, after
+	// name resolution. A refused connection fails the call as a bad
+	// request (ErrRequest, not retried). Off for local networks and tests.
+	PublicOnly bool
 }
 
 func (o Options) withDefaults() Options {
@@ -97,6 +104,10 @@ func (o Options) withDefaults() Options {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = o.PerMiner
 		tr.MaxResponseHeaderBytes = DefaultHeaderLimit
+		if o.PublicOnly {
+			tr.Proxy = nil
+			tr.DialContext = publicDialContext()
+		}
 		o.HTTPClient = &http.Client{
 			Transport:     tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -265,6 +276,9 @@ func (c *Client) networkFailure(ctx, actx context.Context, err error) *failure {
 		return &failure{err: fmt.Errorf("%w: %w", ErrCanceled, context.Cause(ctx))}
 	case errors.Is(actx.Err(), context.DeadlineExceeded):
 		return &failure{err: fmt.Errorf("%w: no answer within %v", ErrTimeout, c.opts.Timeout), retry: true}
+	case errors.Is(err, ErrNotPublic):
+		// Asking again would dial the same address.
+		return &failure{err: fmt.Errorf("%w: %w", ErrRequest, err)}
 	default:
 		return &failure{err: fmt.Errorf("%w: %v", ErrTransport, err), retry: true}
 	}

@@ -31,6 +31,9 @@ type nodeWork struct {
 	evaluate, epochs bool
 	chutesKey        string
 	timeout          time.Duration
+	// publicOnly: miners are asked at public addresses only
+	// (inference.Options.PublicOnly).
+	publicOnly bool
 }
 
 // nodeServices adds the validator loop and the epoch driver to cfg, on
@@ -45,7 +48,7 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 	warnUnregistered(cfg, c)
 	if w.evaluate {
 		vc := validator.Config{Chain: c, Endpoint: validator.DefaultEndpoint(w.chutesKey),
-			Client:   inference.New(inference.Options{Timeout: w.timeout}),
+			Client:   inference.New(inference.Options{Timeout: w.timeout, PublicOnly: w.publicOnly}),
 			Logger:   cfg.Logger,
 			Progress: validator.LogProgress(cfg.Logger)}
 		cfg.Services = append(cfg.Services, validator.Service{Config: vc})
@@ -58,6 +61,15 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 		cfg.Services = append(cfg.Services, d)
 	}
 	return nil
+}
+
+// askPublicOnly says whether a validator on chainSpec asks miners at
+// public addresses only: not on a local chain, a test network whose
+// miners run on loopback or the local network, nor with
+// --private-endpoints.
+func askPublicOnly(chainSpec string, privateEndpoints bool) bool {
+	spec, err := chain.ParseSpec(chainSpec)
+	return (err != nil || spec.Backend != "local") && !privateEndpoints
 }
 
 // chainValidators makes the node accept the chains of the hotkeys
@@ -133,7 +145,7 @@ func checkNodeFlags(cmd *cobra.Command, dataDir, statusAddr string, pprof bool, 
 	}
 	// The validator's work runs only with both (nodeServices).
 	if f := cmd.Flags(); f.Lookup("key").Value.String() == "" || f.Lookup("chain").Value.String() == "" {
-		for _, name := range []string{"evaluate", "epochs", "chutes-api-key", "miner-timeout"} {
+		for _, name := range []string{"evaluate", "epochs", "chutes-api-key", "miner-timeout", "private-endpoints"} {
 			if f.Changed(name) {
 				return usageError{fmt.Sprintf("--%s applies to a validator's node, with --chain and --key; give both, or leave --%s out", name, name)}
 			}
@@ -147,7 +159,7 @@ func newNodeCmd() *cobra.Command {
 		dataDir, keyFile, statusAddr, chainSpec, chutesKey string
 		listen, peers, validators                          []string
 		netuid                                             uint16
-		mdns, evaluate, epochs, pprof                      bool
+		mdns, evaluate, epochs, pprof, privateEndpoints    bool
 		minerTimeout                                       time.Duration
 	)
 	cmd := &cobra.Command{
@@ -239,7 +251,9 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 						return err
 					}
 				}
-				if err := nodeServices(&cfg, c, nodeWork{evaluate: evaluate, epochs: epochs, chutesKey: chutesKey, timeout: minerTimeout}); err != nil {
+				work := nodeWork{evaluate: evaluate, epochs: epochs, chutesKey: chutesKey, timeout: minerTimeout,
+					publicOnly: askPublicOnly(chainSpec, privateEndpoints)}
+				if err := nodeServices(&cfg, c, work); err != nil {
 					return err
 				}
 			}
@@ -292,6 +306,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 	f.BoolVar(&epochs, "epochs", true, "with --chain and --key: audit peers, commit the checkpoint and set weights each epoch")
 	f.StringVar(&chutesKey, "chutes-api-key", "", "bearer key for miners that committed a chute")
 	f.DurationVar(&minerTimeout, "miner-timeout", 0, "bound on one request to a miner (default: the inference client's)")
+	f.BoolVar(&privateEndpoints, "private-endpoints", false, "also ask miners at loopback, private and link-local addresses (on by itself with a local chain); by default a miner's endpoint must be a public address, so that it cannot point the validator at its own machine or network")
 	f.BoolVar(&pprof, "pprof", false, "serve Go profiles under /debug/pprof/ on --status")
 	cmd.MarkFlagRequired("data")
 	return cmd

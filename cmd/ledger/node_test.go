@@ -225,6 +225,7 @@ func TestNodeRefusesBadInputBeforeStarting(t *testing.T) {
 		{[]string{"--data", fresh, "--pprof"}, "--pprof"},
 		{[]string{"--data", fresh, "--chutes-api-key", "k"}, "--chutes-api-key applies to a validator's node"},
 		{[]string{"--data", fresh, "--chain", "local", "--evaluate=false"}, "--evaluate applies to a validator's node"},
+		{[]string{"--data", fresh, "--private-endpoints"}, "--private-endpoints applies to a validator's node"},
 	} {
 		code, out := runStopped(t, append(append([]string{"node"}, tc.args...), listen...)...)
 		if code != exitUsage || !strings.Contains(out, tc.want) {
@@ -237,5 +238,25 @@ func TestNodeRefusesBadInputBeforeStarting(t *testing.T) {
 	after := ledgertest.DirHashes(t, store)
 	if len(after) != len(before) {
 		t.Errorf("node on a store directory: %d files before, %d after", len(before), len(after))
+	}
+}
+
+// A validator asks miners at public addresses only, unless its chain is a
+// local one (a test network, miners on loopback) or --private-endpoints
+// says otherwise.
+func TestAskPublicOnly(t *testing.T) {
+	for _, c := range []struct {
+		spec    string
+		private bool
+		want    bool
+	}{
+		{"subtensor+wss://entrypoint-finney.opentensor.ai:443/netuid=120", false, true},
+		{"subtensor+wss://entrypoint-finney.opentensor.ai:443/netuid=120", true, false},
+		{"local", false, false},
+		{"local+http://127.0.0.1:9944", false, false},
+	} {
+		if got := askPublicOnly(c.spec, c.private); got != c.want {
+			t.Errorf("%s, --private-endpoints=%v: public only %v, want %v", c.spec, c.private, got, c.want)
+		}
 	}
 }
