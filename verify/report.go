@@ -11,7 +11,8 @@ import (
 // Failure is one failed check, located as precisely as the check allows.
 type Failure struct {
 	// Validator is the SS58 address of the chain's validator, "" when the
-	// failure is not tied to a chain (an archive that cannot be read on).
+	// failure is not tied to a chain (a damaged store file, an archive
+	// that cannot be read on).
 	Validator string `json:"validator"`
 	Height    uint64 `json:"height"`
 	// CID is the block's CID (for equivocation: the fork proof's), "" when
@@ -24,7 +25,9 @@ type Failure struct {
 }
 
 func (f Failure) String() string {
-	where := "archive"
+	// Not tied to a chain: a store's or an archive's own problem, which
+	// the reason names.
+	where := "ledger"
 	if f.Validator != "" {
 		where = fmt.Sprintf("validator %s height %d", f.Validator, f.Height)
 	}
