@@ -9,8 +9,14 @@ import (
 	"github.com/affine-ledger/ledger/ledger/record"
 )
 
-// duelResult checks decision raw of the current chain's block when it is
-// a duel result of a version this release knows (spec/verify.md, D2): it
+// ResultDuelID is the duel ID of r's duel, which its transcripts record
+// (spec/ledger.md, "Duels").
+func ResultDuelID(r duel.Result) record.DuelID {
+	return record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID()
+}
+
+// duelResult checks decision raw of the current chain's block, of type typ
+// and version, when it is a duel result of a version this release knows (spec/verify.md, D2): it
 // recomputes, and duel.CheckBacking holds it to the chain's own
 // transcripts in the result's duel, linked by the block or one before it
 // (the challenge set holds what the audit read of the chain so far). A
@@ -18,9 +24,8 @@ import (
 // hold (below --from, never recorded, or recorded for another duel) is
 // counted, not failed: it proves nothing false. Other decisions are
 // opaque (D1 checked their bytes).
-func (vf *Verifier) duelResult(raw []byte) error {
-	typ, version, err := record.DecisionType(raw)
-	if err != nil || typ != duel.ResultType || version != duel.ResultVersion {
+func (vf *Verifier) duelResult(raw []byte, typ string, version uint64) error {
+	if typ != duel.ResultType || version != duel.ResultVersion {
 		return nil
 	}
 	r, err := duel.Decode(raw)
@@ -29,7 +34,7 @@ func (vf *Verifier) duelResult(raw []byte) error {
 	}
 	vf.rep.DuelResults++
 	v := vf.ch.v
-	d := duelPrefix(record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID())
+	d := duelPrefix(ResultDuelID(r))
 	lookup := func(id challenge.ID) (duel.Pair, error) {
 		champ, okChamp, err := vf.opts.Challenges.Get(v, r.Champion.Hotkey, id)
 		if err != nil {

@@ -333,10 +333,11 @@ func (vf *Verifier) objects(b *record.Block, c cid.Cid, src source, signed func(
 			if linked += len(raw); linked > record.MaxBlockObjectBytes {
 				return errObjectBytes
 			}
-			if err := record.CheckDecision(raw); err != nil {
+			typ, version, err := record.DecisionType(raw)
+			if err != nil {
 				return err
 			}
-			return vf.duelResult(raw)
+			return vf.duelResult(raw, typ, version)
 		})
 		if err != nil {
 			vf.failChain(blockFailure(ch.v, ch.next, c, -1, "decision %d (%s): %v", i, l.Cid, err))

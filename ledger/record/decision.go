@@ -13,22 +13,19 @@ import (
 // otherwise opaque to this package until their format is specified (with
 // duels); a store can be given a stricter check with WithDecisionCheck.
 func CheckDecision(data []byte) error {
-	if len(data) > MaxDecisionBytes {
-		return malformed("decision", "%d bytes, max %d", len(data), MaxDecisionBytes)
-	}
-	var v any
-	if err := codec.Unmarshal(data, &v); err != nil {
-		return fmt.Errorf("decision: %w: %w", ErrMalformed, err)
-	}
-	return nil
+	_, _, err := DecisionType(data)
+	return err
 }
 
-// DecisionType returns a decision record's "type" and "v" fields: "" and
-// 0 where the record is not a map or lacks them (or holds them with
-// another type). Readers dispatch on both: a record of a known type but a
-// version the release does not know is not judged against the rules of
-// the version it does know.
+// DecisionType checks data as CheckDecision does and returns its "type"
+// and "v" fields: "" and 0 where the record is not a map or lacks them
+// (or holds them with another type). Readers dispatch on both: a record
+// of a known type but a version the release does not know is not judged
+// against the rules of the version it does know.
 func DecisionType(data []byte) (typ string, version uint64, err error) {
+	if len(data) > MaxDecisionBytes {
+		return "", 0, malformed("decision", "%d bytes, max %d", len(data), MaxDecisionBytes)
+	}
 	var v any
 	if err := codec.Unmarshal(data, &v); err != nil {
 		return "", 0, fmt.Errorf("decision: %w: %w", ErrMalformed, err)
