@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -58,7 +59,7 @@ func judgeDecision(s *ledger.Store, b ledger.StoredBlock, c cid.Cid) (verdict vt
 // duel's, is a disagreement, proving nothing false. Only the log up to b
 // counts, so that every auditor judges alike whenever it audits.
 func judgeResult(s *ledger.Store, b ledger.StoredBlock, r duel.Result) (vtrust.Verdict, string) {
-	d := record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey, Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID()
+	d := verify.ResultDuelID(r)
 	pair := func(id challenge.ID) (duel.Pair, error) {
 		champ, err := rewardOf(s, b, d, id, r.Champion.Hotkey)
 		if err != nil {
@@ -108,7 +109,16 @@ func rewardOf(s *ledger.Store, b ledger.StoredBlock, d record.DuelID, id challen
 	if ref.Height > b.Height {
 		return 0, fmt.Errorf("linked only by block %d, after the result's", ref.Height)
 	}
-	t, err := s.Transcript(ref.CID)
+	// The index gave its CID: read it as judge does, not through
+	// Store.Transcript, which would look the index up again.
+	raw, err := s.Object(ref.CID)
+	if err != nil {
+		return 0, err
+	}
+	if err := codec.CheckCID(raw, ref.CID); err != nil {
+		return 0, err
+	}
+	t, err := record.DecodeTranscript(raw)
 	if err != nil {
 		return 0, err
 	}
