@@ -57,6 +57,8 @@ type syncer struct {
 	// chain until a time (see passOver); under passMu.
 	passMu sync.Mutex
 	passed map[peer.ID]passedOver
+	// held bounds the fetched bytes all workers hold before storing them.
+	held *heldBytes
 }
 
 type passedOver struct {
@@ -76,7 +78,7 @@ type forkAt struct {
 }
 
 func newSyncer(n *Network) *syncer {
-	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, queued: map[keys.PublicKey]bool{}, resolving: map[forkAt]bool{}, passed: map[peer.ID]passedOver{}}
+	return &syncer{n: n, running: map[keys.PublicKey]bool{}, again: map[keys.PublicKey]bool{}, queued: map[keys.PublicKey]bool{}, resolving: map[forkAt]bool{}, passed: map[peer.ID]passedOver{}, held: newHeldBytes(n.cfg.backfillMemory)}
 }
 
 // kick makes sure v's chain is backfilled from peers' claims: it queues
@@ -221,10 +223,16 @@ func (s *syncer) pull(p peer.ID, v keys.PublicKey, from uint64, claimed claim) e
 		err    error
 	}
 	ch := make(chan batch, 1)
+	budget := s.n.cfg.backfillFetch
 	go func() {
 		defer close(ch)
 		for next := from; next <= target; {
-			bs, err := s.n.fetchBlocks(ctx, p, v, next, min(target-next+1, wire.MaxBlocksPerRequest), syncBudget)
+			var bs []fetched
+			err := s.held.reserve(ctx, fetchBound(budget))
+			if err == nil {
+				bs, err = s.n.fetchBlocks(ctx, p, v, next, min(target-next+1, wire.MaxBlocksPerRequest), budget)
+				s.held.settle(fetchBound(budget), sizeOf(bs))
+			}
 			if err == nil && len(bs) == 0 {
 				err = fmt.Errorf("peer %s has no block of %s at height %d but claimed height %d", p, v.Short(), next, target)
 				if claimed.firm {
@@ -237,6 +245,7 @@ func (s *syncer) pull(p peer.ID, v keys.PublicKey, from uint64, claimed claim) e
 			select {
 			case ch <- batch{bs, err}:
 			case <-ctx.Done():
+				s.held.release(sizeOf(bs))
 				return
 			}
 			if err != nil {
@@ -247,15 +256,19 @@ func (s *syncer) pull(p peer.ID, v keys.PublicKey, from uint64, claimed claim) e
 	}()
 	defer func() {
 		cancel()
-		for range ch {
+		for b := range ch {
+			s.held.release(sizeOf(b.blocks))
 		}
 	}()
 	for b := range ch {
 		if b.err != nil {
 			return b.err
 		}
-		for _, f := range b.blocks {
-			if err := s.put(p, f); err != nil {
+		for i, f := range b.blocks {
+			err := s.put(p, f)
+			s.held.release(f.size())
+			if err != nil {
+				s.held.release(sizeOf(b.blocks[i+1:]))
 				return err
 			}
 		}

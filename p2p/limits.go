@@ -32,6 +32,14 @@ const (
 	MaxRefusals   = 100
 	RefusalRefill = 10
 
+	// MaxBackfillMemory bounds the bytes of blocks and objects that
+	// backfills hold at once, over all chains, from fetching them until
+	// they are stored: a fetch waits for its bound (80 MiB) to fit. It
+	// fits every worker's fetch at once, so that a fetch waits only for
+	// blocks being stored, never for another fetch: a peer that stalls
+	// requests (for RequestTimeout) would otherwise stall every backfill.
+	MaxBackfillMemory = maxBackfills * (syncBudget + 2*wire.ResponseBudget)
+
 	// MaxClaimsPerPeer bounds the chains a node remembers one peer holds
 	// (from its statuses and the blocks it forwarded); claims of validators
 	// outside the node's set are not kept.

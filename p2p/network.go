@@ -66,6 +66,12 @@ type Config struct {
 	// bans; it can refuse more, never admit a banned peer. (Tests partition
 	// a network with it; an operator could allowlist peers.)
 	Gater connmgr.ConnectionGater
+
+	// backfillMemory bounds the fetched bytes backfills hold at once
+	// (default MaxBackfillMemory) and backfillFetch the object bytes one
+	// fetch gathers (default syncBudget): tests make both small.
+	backfillMemory int64
+	backfillFetch  int
 }
 
 func (c *Config) defaults() {
@@ -95,6 +101,12 @@ func (c *Config) defaults() {
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = time.Second
+	}
+	if c.backfillMemory <= 0 {
+		c.backfillMemory = MaxBackfillMemory
+	}
+	if c.backfillFetch <= 0 {
+		c.backfillFetch = syncBudget
 	}
 }
 
