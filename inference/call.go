@@ -45,7 +45,7 @@ const (
 	KindTimeout   = "timeout"   // an attempt outlived Options.Timeout
 	KindStatus    = "status"    // HTTP status other than 2xx
 	KindTransport = "transport" // connection refused, reset, TLS, ...
-	KindTooLarge  = "too_large" // body over Options.ReadLimit, or answer over Options.MaxAnswerBytes
+	KindTooLarge  = "too_large" // 2xx body over Options.ReadLimit, or answer over Options.MaxAnswerBytes
 	KindDecode    = "decode"    // 2xx body that is not a chat completion
 	KindCanceled  = "canceled"  // the caller's context ended
 	KindRequest   = "request"   // the request could not be built (bad endpoint or ID)

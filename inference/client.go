@@ -57,7 +57,9 @@ type Options struct {
 	// PerMiner and Overall bound the attempts in flight to one endpoint
 	// key and in all.
 	PerMiner, Overall int
-	// ReadLimit is the most body bytes read; a larger body is an error.
+	// ReadLimit is the most body bytes read; a larger 2xx body fails the
+	// call as too large (an error status's body is cut there, its status
+	// decides).
 	ReadLimit int64
 	// KeepRaw is the most body bytes kept in Call.Raw.
 	KeepRaw int
@@ -246,16 +248,24 @@ func (c *Client) attempt(ctx context.Context, url, apiKey string, body []byte, c
 	if err != nil {
 		return Completion{}, c.networkFailure(ctx, actx, fmt.Errorf("reading body: %w", err))
 	}
-	if int64(len(raw)) > c.opts.ReadLimit {
-		return Completion{}, &failure{err: fmt.Errorf("%w: body over %d bytes", ErrTooLarge, c.opts.ReadLimit)}
-	}
+	over := int64(len(raw)) > c.opts.ReadLimit
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// Only a 2xx body is an answer: an error's body, however long, is
+		// the server's, so the status alone says whether to ask again (a
+		// proxy's long error page must not make a 503 final).
+		detail := statusDetail(raw)
+		if over {
+			detail = fmt.Sprintf("body over %d bytes, starting %s", c.opts.ReadLimit, detail)
+		}
 		f := &failure{
-			err:   fmt.Errorf("%w: HTTP %d: %s", ErrStatus, resp.StatusCode, statusDetail(raw)),
+			err:   fmt.Errorf("%w: HTTP %d: %s", ErrStatus, resp.StatusCode, detail),
 			retry: retryableStatus(resp.StatusCode),
 		}
 		f.retryAfter, f.hasRetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now(), c.opts.MaxRetryAfter)
 		return Completion{}, f
+	}
+	if over {
+		return Completion{}, &failure{err: fmt.Errorf("%w: body over %d bytes", ErrTooLarge, c.opts.ReadLimit)}
 	}
 	comp, err := DecodeResponse(raw)
 	if err != nil {

@@ -45,6 +45,7 @@ func FuzzComplete(f *testing.F) {
 	f.Add(uint16(503), "Wed, 21 Oct 2015 07:28:00 GMT", []byte(`<html>`))
 	f.Add(uint16(302), "", []byte(``))
 	f.Add(uint16(200), "", bytes.Repeat([]byte("a"), 5000))
+	f.Add(uint16(402), "", bytes.Repeat([]byte("<html>"), 1000)) // HTTP 502, over the read limit
 	opts := inference.Options{
 		MaxAttempts: 2, BaseBackoff: time.Microsecond, MaxBackoff: time.Microsecond, MaxRetryAfter: time.Millisecond,
 		ReadLimit: 4096, KeepRaw: 512, MaxAnswerBytes: 1024, Timeout: 10 * time.Second,
@@ -73,10 +74,12 @@ func FuzzComplete(f *testing.F) {
 			}
 			var ok bool
 			switch {
+			case code < 200 || code > 299:
+				// Whatever the body's size: only a 2xx body is an answer.
+				retried := code == 408 || code == 429 || code >= 500 && code <= 599
+				ok = errors.Is(err, inference.ErrStatus) && call.Status == int64(code) && retried == (call.Attempts == int64(o.MaxAttempts))
 			case int64(len(body)) > o.ReadLimit:
 				ok = errors.Is(err, inference.ErrTooLarge)
-			case code < 200 || code > 299:
-				ok = errors.Is(err, inference.ErrStatus)
 			default:
 				ok = errors.Is(err, inference.ErrDecode) || errors.Is(err, inference.ErrTooLarge)
 			}

@@ -493,3 +493,57 @@ func TestCallEncodesAsRecord(t *testing.T) {
 		t.Fatalf("round trip: %+v", back)
 	}
 }
+
+// A status outside 2xx is the server's, whatever the length of its body:
+// the body is not an answer (only a 2xx one is), so its size does not make
+// the failure final. A 5xx, 408 or 429 with a body over the read limit is
+// retried as a server error and recorded as one (kind status, the status,
+// the body cut at the limit); another 4xx is final as any 4xx is.
+func TestOversizedErrorBodyIsAStatusFailure(t *testing.T) {
+	const limit = 4096
+	big := strings.Repeat("<html>upstream failed</html>", 2*limit/28)
+	for _, c := range []struct {
+		status  int
+		retried bool
+	}{{500, true}, {502, true}, {503, true}, {408, true}, {429, true}, {400, false}, {404, false}, {302, false}} {
+		t.Run(fmt.Sprint(c.status), func(t *testing.T) {
+			var n atomic.Int32
+			ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				w.WriteHeader(c.status)
+				io.WriteString(w, big)
+			})
+			reply, err := inference.New(fast(inference.Options{ReadLimit: limit, MaxAttempts: 3})).Complete(context.Background(), ep, testID, question)
+			want := int32(1)
+			if c.retried {
+				want = 3
+			}
+			call := reply.Call
+			if !errors.Is(err, inference.ErrStatus) || errors.Is(err, inference.ErrTooLarge) || call.ErrorKind != inference.KindStatus {
+				t.Fatalf("err %v, kind %q; want a status failure", err, call.ErrorKind)
+			}
+			if n.Load() != want || call.Attempts != int64(want) || call.Status != int64(c.status) {
+				t.Fatalf("server saw %d requests, call made %d with status %d; want %d", n.Load(), call.Attempts, call.Status, want)
+			}
+			if call.BodyBytes != limit+1 || string(call.Raw) != big[:limit+1] || !strings.Contains(call.Error, fmt.Sprintf("HTTP %d", c.status)) ||
+				!strings.Contains(call.Error, "over 4096 bytes") {
+				t.Fatalf("body of %d bytes read, %d kept, error %q", call.BodyBytes, len(call.Raw), call.Error)
+			}
+		})
+	}
+	// A server error with an oversized body, then an answer: the call
+	// answers.
+	var n atomic.Int32
+	ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, big)
+			return
+		}
+		io.WriteString(w, completion("4"))
+	})
+	reply, err := inference.New(fast(inference.Options{ReadLimit: limit})).Complete(context.Background(), ep, testID, question)
+	if err != nil || reply.Content != "4" || reply.Call.Attempts != 2 {
+		t.Fatalf("503 with a large body, then 200: err %v, content %q, %d attempts", err, reply.Content, reply.Call.Attempts)
+	}
+}
