@@ -51,8 +51,10 @@ type History struct {
 	// Frontier is the champion and ratio after the last result; nil before
 	// the first.
 	Frontier *duel.Frontier `json:"frontier"`
-	// Head is the validator's head block, if it has one: its anchor is
-	// the newest chain block the ledger knows of.
+	// Head is the validator's head block when the history was loaded, if
+	// it had one: its anchor is the newest chain block the ledger then
+	// knew of. A running Validator's History keeps it as it was at New
+	// and adds the results recorded since.
 	Head *ledger.Head `json:"head,omitempty"`
 
 	dueled map[string]bool

@@ -103,7 +103,9 @@ func (v *Validator) Close() error {
 }
 
 // History returns a copy of the duel history: the results recorded and the
-// frontier after them.
+// frontier after them. Its Head is the head New recovered the history from,
+// not moved since (the loop reads the store's head where it needs one, in
+// startAnchor): read Config.Store for the current head.
 func (v *Validator) History() History {
 	v.stateMu.Lock()
 	defer v.stateMu.Unlock()
