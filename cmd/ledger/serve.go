@@ -25,7 +25,6 @@ func newServeCmd() *cobra.Command {
 		dataDir, listen, chainSpec string
 		pprof                      bool
 		tempo                      uint64
-		refresh                    time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -40,7 +39,8 @@ ratio to beat; the vTrust table and weights; a leaderboard of models across envs
 --data is a store directory or a node's data directory (its store/ is used). Any number of
 readers may share a store, but not with a writer: a running node's store is refused (a
 checkpoint, which the other read-only commands read, would not follow the node). Its
-explorer is the node's own: "ledger node --status ADDR" serves the same pages. With --chain
+explorer is the node's own: "ledger node --status ADDR" serves the same pages. So the store
+serve reads does not change while it serves. With --chain
 the pages add on-chain commitments, stake, permits and weights.
 
 It runs until SIGINT or SIGTERM.` + exitCodesHelp,
@@ -50,6 +50,9 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := refuseEmpty(cmd, "chain"); err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("refresh") {
+				return usageError{`--refresh was removed: the store serve reads cannot change while it serves (no writer opens a store beside a reader), so there was never anything to refresh; leave it out (an explorer that follows a running node is the node's own: "ledger node --status ADDR")`}
 			}
 			if dataDir == "" {
 				return usageError{"--data is required"}
@@ -65,7 +68,7 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 				return fmt.Errorf("%w (is a node running on it? its --status address serves this explorer)", err)
 			}
 			defer s.Close()
-			opts := explorer.Options{Pprof: pprof, Tempo: tempo, Refresh: refresh, Metrics: metrics.New(),
+			opts := explorer.Options{Pprof: pprof, Tempo: tempo, Metrics: metrics.New(),
 				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
 			if chainSpec != "" {
 				c, err := chain.Open(cmd.Context(), chainSpec)
@@ -125,7 +128,11 @@ It runs until SIGINT or SIGTERM.` + exitCodesHelp,
 	f.StringVar(&chainSpec, "chain", "", "chain spec (local, local+http://HOST:PORT, subtensor+wss://HOST:PORT/netuid=N)")
 	f.BoolVar(&pprof, "pprof", false, "serve Go profiles under /debug/pprof/")
 	f.Uint64Var(&tempo, "tempo", 0, "epoch length in chain blocks for the vTrust view (default 360; with --chain the chain's, which it must not contradict)")
-	f.DurationVar(&refresh, "refresh", explorer.DefaultRefresh, "how often the explorer's index reads new blocks at most")
+	// --refresh bounded how often the explorer's index looked for new
+	// blocks, which a store no writer may open beside serve never gets.
+	// Kept, hidden, so that a script still giving it is told so.
+	f.String("refresh", "", "removed: serve's store does not change while it serves")
+	_ = f.MarkHidden("refresh")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -39,12 +40,20 @@ func TestServe(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	var out syncbuf.Buffer
 	root := newRootCmd()
-	root.SetArgs([]string{"serve", "--data", dir, "--listen", "127.0.0.1:0", "--refresh", "0s"})
+	root.SetArgs([]string{"serve", "--data", dir, "--listen", "127.0.0.1:0"})
 	root.SetOut(&out)
 	root.SetErr(&out)
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(runCtx) }()
 	addr := waitFor(t, ctx, &out, regexp.MustCompile(`explorer at http://(\S+)/`))
+	// What serve reads cannot change while it serves: no writer opens the
+	// store beside it (so serve has no --refresh).
+	if w, err := ledger.Open(filepath.Join(dir, "store")); !errors.Is(err, ledger.ErrLocked) {
+		if err == nil {
+			w.Close()
+		}
+		t.Fatalf("a writer opened the store serve reads: %v", err)
+	}
 
 	for path, want := range map[string]string{
 		"/healthz":                              `"validators":2`,
@@ -137,5 +146,25 @@ func TestServeTempoAgainstChain(t *testing.T) {
 	}
 	if code, out := runStopped(t, append(serve, "--tempo", fmt.Sprint(local.DefaultTempo))...); code != exitOK {
 		t.Errorf("--tempo %d, the chain's: exit %d, %q", local.DefaultTempo, code, out)
+	}
+}
+
+// TestServeRefreshRemoved: --refresh bounded how often the explorer's
+// index looks for new blocks, but the store serve reads cannot get any
+// while it serves (TestServe); the flag did nothing. Given, it is bad
+// usage saying why and where a live explorer is, not silently accepted.
+func TestServeRefreshRemoved(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	code, out := runStopped(t, "serve", "--data", dir, "--listen", "127.0.0.1:0", "--refresh", "1s")
+	if code != exitUsage || !strings.Contains(out, "--refresh") || !strings.Contains(out, "node --status") {
+		t.Errorf("serve --refresh 1s: exit %d, %q; want exit 2 saying --refresh is gone and naming node --status", code, out)
+	}
+	if strings.Contains(out, "explorer at") {
+		t.Errorf("serve --refresh started serving: %q", out)
+	}
+	_, help := runStopped(t, "serve", "--help")
+	if strings.Contains(help, "--refresh") {
+		t.Errorf("serve --help still offers --refresh:\n%s", help)
 	}
 }
