@@ -61,7 +61,57 @@ func applyEnv(cmd *cobra.Command) error {
 		}
 		if e := cmd.Flags().Set(f.Name, v); e != nil {
 			err = usageError{msg: fmt.Sprintf("%s=%q (for --%s): %v", envName(f.Name), v, f.Name, e)}
+			return
 		}
+		if f.Annotations == nil {
+			f.Annotations = map[string][]string{}
+		}
+		f.Annotations[fromEnv] = []string{envName(f.Name)}
 	})
 	return err
+}
+
+// fromEnv marks a flag whose value applyEnv took from its variable.
+const fromEnv = "ledger/from-env"
+
+// envNote says which variables set the flags msg names: a command checks
+// a value under its flag's name, which an operator who set the variable
+// and never typed the flag would not look for. Empty if msg names none.
+func envNote(cmd *cobra.Command, msg string) string {
+	if cmd == nil {
+		return ""
+	}
+	var notes []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		v := f.Annotations[fromEnv]
+		if len(v) == 0 || strings.Contains(msg, v[0]) || !namesFlag(msg, f.Name) {
+			return
+		}
+		notes = append(notes, fmt.Sprintf("--%s was set by the environment variable %s", f.Name, v[0]))
+	})
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
+}
+
+// namesFlag reports whether msg names --name itself, not a longer flag
+// it begins (--data, not --data-dir).
+func namesFlag(msg, name string) bool {
+	flag := "--" + name
+	for i := 0; ; {
+		j := strings.Index(msg[i:], flag)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(flag)
+		if end == len(msg) || !isFlagByte(msg[end]) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isFlagByte(b byte) bool {
+	return b == '-' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9'
 }

@@ -35,3 +35,42 @@ func TestEnvironmentSetsFlags(t *testing.T) {
 		t.Fatalf("help: %s", out.String())
 	}
 }
+
+// TestEnvironmentErrorsNameTheVariable: a value a LEDGER_* variable gave
+// that the command then refuses was reported under its flag alone; an
+// operator who never typed the flag must be told which variable to fix.
+// A flag given on the command line is reported as before.
+func TestEnvironmentErrorsNameTheVariable(t *testing.T) {
+	for _, tc := range []struct {
+		name, env, value string
+		args             []string
+		want             []string
+	}{
+		{"log level", "LEDGER_LOG_LEVEL", "loud", []string{"version"},
+			[]string{`--log-level "loud"`, "LEDGER_LOG_LEVEL"}},
+		{"validators", "LEDGER_VALIDATORS", "0", []string{"devnet", "--dir", t.TempDir()},
+			[]string{"--validators 0", "LEDGER_VALIDATORS"}},
+		{"chain", "LEDGER_CHAIN", "nope", []string{"verify", "--data", t.TempDir()},
+			[]string{"--chain", "LEDGER_CHAIN"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.env, tc.value)
+			code, _, errs := ledgerRun(t, tc.args...)
+			if code != exitUsage {
+				t.Fatalf("%s=%s ledger %v: exit %d: %s", tc.env, tc.value, tc.args, code, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("%s=%s ledger %v: %q lacks %q", tc.env, tc.value, tc.args, errs, w)
+				}
+			}
+		})
+	}
+	// From the command line, no variable is named; nor is one that set
+	// another flag than the error's.
+	t.Setenv("LEDGER_LOG_FORMAT", "text")
+	code, _, errs := ledgerRun(t, "devnet", "--dir", t.TempDir(), "--validators", "0")
+	if code != exitUsage || !strings.Contains(errs, "--validators 0") || strings.Contains(errs, "LEDGER_") {
+		t.Errorf("--validators 0 on the command line: exit %d, %q; want the flag, no variable", code, errs)
+	}
+}

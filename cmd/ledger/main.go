@@ -39,11 +39,11 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "ledger:", err)
+	fmt.Fprintf(stderr, "ledger: %v%s\n", err, envNote(cmd, err.Error()))
 	var cf checkFailed
 	if errors.As(err, &cf) {
 		return exitCheckFail
