@@ -68,8 +68,9 @@ func newVerifyProofCmd() *cobra.Command {
 		Short: "Check an inclusion or consistency proof offline",
 		Long: `Checks a proof written by ledger prove or ledger consistency (spec/proofs.md), with no
 store and no network: the signed blocks' signatures, the transcript's CID, and the Merkle
-inclusion or consistency proof against the signed checkpoints. "-" reads standard input.` + exitCodesHelp,
-		Example: "  ledger verify-proof proof.json\n  ledger verify-proof --json consistency.json",
+inclusion or consistency proof against the signed checkpoints. "-" reads standard input,
+which must be a pipe or a redirection, not a terminal.` + exitCodesHelp,
+		Example: "  ledger verify-proof proof.json\n  ledger verify-proof --json consistency.json\n  ledger prove --data ~/.ledger/store --transcript bafyrei... | ledger verify-proof -",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Sprintf("give one proof FILE (- for standard input), not %d arguments; see %s --help", len(args), cmd.CommandPath())}
@@ -78,7 +79,11 @@ inclusion or consistency proof against the signed checkpoints. "-" reads standar
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var r io.Reader = cmd.InOrStdin()
-			if args[0] != "-" {
+			if args[0] == stdio && isTerminal(r) {
+				// Nobody types a proof: the command would wait, silently.
+				return usageError{"verify-proof -: standard input is a terminal; pipe or redirect the proof into it, or name its FILE"}
+			}
+			if args[0] != stdio {
 				f, err := os.Open(args[0])
 				if err != nil {
 					return err

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -118,5 +119,50 @@ func TestProofOutPaths(t *testing.T) {
 			os.Remove("-")
 			t.Errorf("%s --out - wrote a file named \"-\"", name)
 		}
+	}
+}
+
+// TestVerifyProofStdin: "verify-proof -" reads the proof from a pipe or a
+// redirection; from a terminal it waited, silently, for a proof to be
+// typed. There it is bad usage saying to pipe or name a file.
+func TestVerifyProofStdin(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	proof := filepath.Join(t.TempDir(), "c.json")
+	v := verifytest.Key(0).Public().String()
+	if code, out, errs := ledgerRun(t, "consistency", "--data", dir, "--validator", v, "--from", "0", "--to", "2", "--out", proof); code != 0 {
+		t.Fatalf("consistency: %d %s %s", code, out, errs)
+	}
+	data, err := os.ReadFile(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	go func() {
+		pw.Write(data)
+		pw.Close()
+	}()
+	if code, out, errs := ledgerRunIn(t, pr, "verify-proof", "-"); code != 0 || !strings.HasPrefix(out, "ok: ") {
+		t.Errorf("verify-proof - from a pipe: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	f, err := os.Open(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if code, out, errs := ledgerRunIn(t, f, "verify-proof", "-"); code != 0 || !strings.HasPrefix(out, "ok: ") {
+		t.Errorf("verify-proof - < file: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+
+	tty := openTerminal(t)
+	// Were the terminal read, the read fails here instead of waiting.
+	_ = tty.SetReadDeadline(time.Now().Add(5 * time.Second))
+	code, out, errs := ledgerRunIn(t, tty, "verify-proof", "-")
+	if code != exitUsage || out != "" || !strings.Contains(errs, "standard input is a terminal") || !strings.Contains(errs, "pipe") {
+		t.Errorf("verify-proof - from a terminal: exit %d, stdout %q, stderr %q; want exit 2 saying to pipe or name a file", code, out, errs)
 	}
 }
