@@ -79,6 +79,35 @@ func TestReadersShareAStore(t *testing.T) {
 	w.Close()
 }
 
+// TestReaderWithoutLockFileKeepsWriterOut: a reader of a store copied
+// without its LOCK file makes one (empty) to hold its shared lock on, and
+// so still refuses a writer in another process. Left without one, the
+// writer would lock a LOCK file of its own making and compact away the
+// tables the reader reads: why a read-only open writes this one file
+// where it can (spec/store.md, "Locking").
+func TestReaderWithoutLockFileKeepsWriterOut(t *testing.T) {
+	if os.Getenv(lockChildEnv) != "" {
+		t.Skip("running as the lock child")
+	}
+	dir, _, _ := threeBlocks(t)
+	lock := filepath.Join(dir, "LOCK")
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ledger.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid, stop := lockChild(t, dir, "write", false); pid != 0 {
+		stop()
+		t.Fatal("a writer opened a store whose reader found no LOCK file")
+	}
+	if st, err := os.Stat(lock); err != nil || st.Size() != 0 {
+		t.Fatalf("LOCK after a reader's open: %v, %v; want an empty file", st, err)
+	}
+	r.Close()
+}
+
 // TestOpenReadOnlyOnReadOnlyMount: a store on a read-only file system
 // opens for reading, with or without its LOCK file. It needs a mount
 // namespace (root and unshare(1)); elsewhere it is skipped.
