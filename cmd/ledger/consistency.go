@@ -21,7 +21,7 @@ func newConsistencyCmd() *cobra.Command {
 		Short: "Write an offline consistency proof between two checkpoints",
 		Long: `Writes the proof that a validator's log at the checkpoint of height --from is a prefix of
 its log at height --to (spec/proofs.md): both signed blocks and the Merkle consistency
-proof. Check it with ledger verify-proof.` + exitCodesHelp,
+proof. Check it with ledger verify-proof.` + outReplacedHelp + exitCodesHelp,
 		Example: `  ledger consistency --data ~/.ledger/store --validator 5Grw... --from 10 --to 250 --out c.json
   ledger verify-proof c.json`,
 		Args: cobra.NoArgs,

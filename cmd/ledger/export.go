@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +18,11 @@ func newExportCmd() *cobra.Command {
 		Short: "Write the whole ledger to a CARv1 archive",
 		Long: `Writes every chain (each block followed by the transcripts and decisions it links) and
 every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/verify.md,
-"Archive"). Check it with ledger verify --car; load it with ledger import.` + exitCodesHelp,
+"Archive"). Check it with ledger verify --car; load it with ledger import.
+
+An existing --out file is replaced, whole or not at all: the archive is written beside it and
+renamed over it once complete and synced, keeping the old file's permissions; a failed export
+leaves the old file as it was. A symlink is followed, and a device or a FIFO written to.` + exitCodesHelp,
 		Example: `  ledger export --data ~/.ledger/store --out ledger.car
   ledger export --data ~/.ledger/store --out - | ledger verify --car -`,
 		Args: cobra.NoArgs,
@@ -34,15 +37,14 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 			if toStdout && isTerminal(cmd.OutOrStdout()) {
 				return usageError{"--out -: standard output is a terminal; redirect it to a file or a pipe"}
 			}
-			var tmp *os.File
+			var file *outFile
 			if !toStdout {
 				// Before the ledger is read: a bad --out is found at once.
 				var err error
-				if tmp, err = createBeside(out, ".export-*.car", "the archive's file"); err != nil {
+				if file, err = createOut(out, ".export-*.car", "the archive's file"); err != nil {
 					return err
 				}
-				defer os.Remove(tmp.Name())
-				defer tmp.Close()
+				defer file.discard()
 			}
 			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {
@@ -53,7 +55,7 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 			if toStdout {
 				st, err = exportTo(cmd, s, cmd.OutOrStdout())
 			} else {
-				st, err = exportFile(cmd, s, tmp, out)
+				st, err = exportFile(cmd, s, file)
 			}
 			if err != nil {
 				return err
@@ -78,14 +80,14 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 	return cmd
 }
 
-// exportFile writes the archive to tmp, beside path, and renames it: a
-// half-written archive never carries the final name.
-func exportFile(cmd *cobra.Command, s *ledger.Store, tmp *os.File, path string) (archive.Stats, error) {
-	st, err := exportTo(cmd, s, tmp)
+// exportFile writes the archive to f and commits it: a half-written
+// archive never carries the final name.
+func exportFile(cmd *cobra.Command, s *ledger.Store, f *outFile) (archive.Stats, error) {
+	st, err := exportTo(cmd, s, f)
 	if err != nil {
 		return st, err
 	}
-	return st, commitBeside(tmp, path)
+	return st, f.commit()
 }
 
 // exportTo writes the archive to w. Into a pipe, a failed export leaves

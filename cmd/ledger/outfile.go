@@ -3,46 +3,154 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
-// An --out file (an archive, a proof) is written to a temporary file
-// beside it and renamed over it once complete and synced: a command that
-// fails midway leaves no file under the final name that looks complete,
-// and an older file there stays as it was. Errors name --out and the path
+// An --out file (an archive, a proof) that exists is replaced, as cp and a
+// shell's > replace it, but whole or not at all: the command writes a
+// temporary file beside it and renames it over it once complete and
+// synced, then syncs the directory, so that a command that fails or a
+// machine that stops midway leaves either the old file or the new one
+// under the name, never one cut short. No prompt: a script must not hang.
+//
+// What a shell's > keeps, this keeps too: an existing file's permissions
+// (an archive a web server publishes stays readable to it), a new file's
+// from the umask (not the 0600 of a temporary file), a symlink (the file
+// it names is replaced), and a device or a FIFO (/dev/null, a named pipe:
+// written to, never replaced by a file). Errors name --out and the path
 // given, never the temporary file.
 
-// createBeside creates the temporary file beside path that --out path is
-// written to, named by pattern (os.CreateTemp); what names the file wanted,
-// for a directory given instead ("the archive's file").
-func createBeside(path, pattern, what string) (*os.File, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usageError{fmt.Sprintf("--out %s: is a directory; name %s", path, what)}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, usageError{fmt.Sprintf("--out %s: cannot create it: %v", path, err)}
-	}
-	return tmp, nil
+// outFile is an --out file being written.
+type outFile struct {
+	*os.File
+	// path is --out as given; target is where the file goes: path, or
+	// the file a symlink at path names.
+	path, target string
+	// direct: the file is target itself (a device or a FIFO), not a
+	// temporary file to rename.
+	direct bool
+	done   bool
 }
 
-// commitBeside syncs and closes tmp, made by createBeside, and renames it
-// to path.
-func commitBeside(tmp *os.File, path string) error {
-	err := tmp.Sync()
-	if cerr := tmp.Close(); err == nil {
+// createOut opens --out path for writing: a temporary file beside it
+// named by pattern (a "*" in it becomes a random number), or the device or
+// FIFO it is. what names the file wanted, for a directory given instead
+// ("the archive's file").
+func createOut(path, pattern, what string) (*outFile, error) {
+	o := &outFile{path: path, target: path}
+	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		if t, err := filepath.EvalSymlinks(path); err == nil {
+			o.target = t
+		}
+	}
+	perm, keep := os.FileMode(0o666), false
+	if st, err := os.Stat(o.target); err == nil {
+		switch {
+		case st.IsDir():
+			return nil, usageError{fmt.Sprintf("--out %s: is a directory; name %s", path, what)}
+		case st.Mode().IsRegular():
+			// Created private, then given the old file's mode: the
+			// umask would narrow it.
+			perm, keep = st.Mode().Perm(), true
+		default:
+			f, err := os.OpenFile(o.target, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, usageError{fmt.Sprintf("--out %s: cannot open it: %v", path, pathErr(err))}
+			}
+			o.File, o.direct = f, true
+			return o, nil
+		}
+	}
+	createPerm := perm
+	if keep {
+		createPerm = 0o600
+	}
+	tmp, err := createTemp(filepath.Dir(o.target), pattern, createPerm)
+	if err == nil && keep {
+		if err = tmp.Chmod(perm); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--out %s: cannot create it: %v", path, pathErr(err))}
+	}
+	o.File = tmp
+	return o, nil
+}
+
+// createTemp is os.CreateTemp with the file's permissions (before the
+// umask) chosen: os.CreateTemp's are 0600.
+func createTemp(dir, pattern string, perm os.FileMode) (*os.File, error) {
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, os.ErrExist) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
+}
+
+// commit makes the written file the one at --out: it syncs and closes the
+// temporary file, renames it over the target and syncs the directory, so
+// the rename outlives a crash too.
+func (o *outFile) commit() error {
+	o.done = true
+	if o.direct {
+		if err := o.Close(); err != nil {
+			return fmt.Errorf("--out %s: %w", o.path, err)
+		}
+		return nil
+	}
+	err := o.Sync()
+	if cerr := o.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = os.Rename(o.Name(), o.target)
 	}
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+		os.Remove(o.Name())
+		return fmt.Errorf("--out %s: %w", o.path, err)
 	}
+	syncDir(filepath.Dir(o.target))
 	return nil
+}
+
+// discard closes and removes the temporary file unless commit ran: the
+// file at --out stays as it was.
+func (o *outFile) discard() {
+	if o.done {
+		return
+	}
+	o.done = true
+	o.Close()
+	if !o.direct {
+		os.Remove(o.Name())
+	}
+}
+
+// syncDir makes a rename in dir durable. Best effort: some file systems
+// cannot sync a directory, and the file itself is synced.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// pathErr is err without the *os.PathError's operation and path, which
+// name the temporary file rather than --out.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

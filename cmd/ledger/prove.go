@@ -22,7 +22,7 @@ func newProveCmd() *cobra.Command {
 		Long: `Writes the proof that a transcript is in its validator's log at the latest checkpoint
 (spec/proofs.md): the transcript's bytes, its leaf index, the Merkle audit path and the
 signed block holding the checkpoint. Anyone can check it with ledger verify-proof, without
-a store.` + exitCodesHelp,
+a store.` + outReplacedHelp + exitCodesHelp,
 		Example: `  ledger prove --data ~/.ledger/store --transcript bafyrei... --out proof.json
   ledger verify-proof proof.json`,
 		Args: cobra.NoArgs,
@@ -134,41 +134,48 @@ func printProved(w io.Writer, p proofs.Proved) {
 }
 
 // proofOut is where prove and consistency write the proof: standard
-// output for no --out or "-" (as for export), else a file made beside
-// --out before the store is read, so that a bad --out is found at once,
-// and renamed over it once complete (createBeside).
+// output for no --out or "-" (as for export), else an --out file opened
+// before the store is read, so that a bad --out is found at once, and
+// committed once complete (outfile.go).
 type proofOut struct {
-	path string
-	tmp  *os.File
+	file *outFile
 }
+
+// outReplacedHelp says, in prove's and consistency's help, what becomes
+// of an existing --out file.
+const outReplacedHelp = `
+
+An existing --out file is replaced, whole or not at all: the proof is written beside it and
+renamed over it once complete and synced, keeping the old file's permissions; a failed
+command leaves the old file as it was. A symlink is followed, and a device or a FIFO written
+to.`
 
 func openProofOut(out string) (*proofOut, error) {
 	if out == "" || out == stdio {
 		return &proofOut{}, nil
 	}
-	tmp, err := createBeside(out, ".proof-*.json", "the proof's file")
+	f, err := createOut(out, ".proof-*.json", "the proof's file")
 	if err != nil {
 		return nil, err
 	}
-	return &proofOut{path: out, tmp: tmp}, nil
+	return &proofOut{file: f}, nil
 }
 
 // write writes p as JSON to the file or to stdout.
 func (o *proofOut) write(stdout io.Writer, p any) error {
-	if o.tmp == nil {
+	if o.file == nil {
 		return writeJSON(stdout, p)
 	}
-	if err := writeJSON(o.tmp, p); err != nil {
-		return fmt.Errorf("--out %s: %w", o.path, err)
+	if err := writeJSON(o.file, p); err != nil {
+		return fmt.Errorf("--out %s: %w", o.file.path, err)
 	}
-	return commitBeside(o.tmp, o.path)
+	return o.file.commit()
 }
 
 // discard removes the temporary file, if still there: after write, a
 // no-op.
 func (o *proofOut) discard() {
-	if o.tmp != nil {
-		o.tmp.Close()
-		os.Remove(o.tmp.Name())
+	if o.file != nil {
+		o.file.discard()
 	}
 }
