@@ -336,6 +336,10 @@ func write(db *pebble.DB, p *pending) error {
 	return err
 }
 
+// Dir is the scratch directory, which Close removes: a command stopped by
+// a signal removes it itself.
+func (d *DiskSet) Dir() string { return d.dir }
+
 // Close removes the scratch directory. It reports a failed write even if
 // no call did since: the set's answers were right, but nothing after them
 // would have been.

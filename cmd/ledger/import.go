@@ -58,11 +58,11 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 				return err
 			}
 			defer s.Close()
-			set, err := verify.NewDiskSet("")
+			set, closeSet, err := newChallengeSet()
 			if err != nil {
 				return err
 			}
-			defer set.Close()
+			defer closeSet()
 			vf := verify.New(verify.Options{Reexecute: !noReexec, Challenges: set})
 			bar := newProgress(cmd.ErrOrStderr(), size, "importing")
 			r := progressbar.NewReader(src, bar)

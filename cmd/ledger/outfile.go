@@ -15,7 +15,8 @@ import (
 // temporary file beside it and renames it over it once complete and
 // synced, then syncs the directory, so that a command that fails or a
 // machine that stops midway leaves either the old file or the new one
-// under the name, never one cut short. No prompt: a script must not hang.
+// under the name, never one cut short; an interrupted command removes the
+// temporary file (onInterrupt). No prompt: a script must not hang.
 //
 // What a shell's > keeps, this keeps too: an existing file's permissions
 // (an archive a web server publishes stays readable to it), a new file's
@@ -34,6 +35,8 @@ type outFile struct {
 	// temporary file to rename.
 	direct bool
 	done   bool
+	// forget drops the removal of the temporary file on an interrupt.
+	forget func()
 }
 
 // createOut opens --out path for writing: a temporary file beside it
@@ -69,17 +72,25 @@ func createOut(path, pattern, what string) (*outFile, error) {
 	if keep {
 		createPerm = 0o600
 	}
-	tmp, err := createTemp(filepath.Dir(o.target), pattern, createPerm)
-	if err == nil && keep {
-		if err = tmp.Chmod(perm); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	forget, err := removedOnInterrupt(func() (string, error) {
+		tmp, err := createTemp(filepath.Dir(o.target), pattern, createPerm)
+		if err != nil {
+			return "", err
 		}
-	}
+		if keep {
+			if err := tmp.Chmod(perm); err != nil {
+				tmp.Close()
+				os.Remove(tmp.Name())
+				return "", err
+			}
+		}
+		o.File = tmp
+		return tmp.Name(), nil
+	})
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("--out %s: cannot create it: %v", path, pathErr(err))}
 	}
-	o.File = tmp
+	o.forget = forget
 	return o, nil
 }
 
@@ -108,6 +119,7 @@ func (o *outFile) commit() error {
 		}
 		return nil
 	}
+	defer o.forget()
 	err := o.Sync()
 	if cerr := o.Close(); err == nil {
 		err = cerr
@@ -133,6 +145,7 @@ func (o *outFile) discard() {
 	o.Close()
 	if !o.direct {
 		os.Remove(o.Name())
+		o.forget()
 	}
 }
 

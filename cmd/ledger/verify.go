@@ -74,11 +74,11 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 				}
 				c.Close()
 			}
-			set, err := verify.NewDiskSet("")
+			set, closeSet, err := newChallengeSet()
 			if err != nil {
 				return err
 			}
-			defer set.Close()
+			defer closeSet()
 			opts := verify.Options{Reexecute: !noReexec, StrictSeeds: strict, Challenges: set}
 			var rep verify.Report
 			if carFile != "" {
