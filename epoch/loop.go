@@ -1,0 +1,185 @@
+package epoch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/affine-ledger/ledger/chain"
+)
+
+// Loop waits for each epoch boundary of the chain and runs the epoch that
+// begins there; it returns nil when ctx ends. An epoch that fails is
+// logged and the loop goes on with the next one.
+func (d *Driver) Loop(ctx context.Context) error {
+	l, err := d.start(ctx)
+	if err != nil {
+		return err
+	}
+	t := time.NewTicker(l.poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		d.tick(ctx, l)
+	}
+}
+
+// loop is where Loop stands: what it read of the chain when it started,
+// the next epoch to run and, while that epoch waits for peers' blocks,
+// the head at which it began to wait (0 when it does not).
+type loop struct {
+	p        chain.Params
+	sched    chain.Schedule
+	poll     time.Duration
+	settle   uint64
+	next     uint64
+	waitFrom uint64
+}
+
+// start reads the chain's parameters and head and resumes (resume): the
+// loop's first epoch and the champion it starts from.
+func (d *Driver) start(ctx context.Context) (*loop, error) {
+	if d.auditor == nil {
+		return nil, errors.New("epoch: no store")
+	}
+	p, err := d.cfg.Chain.Params(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("epoch: read chain params: %w", err)
+	}
+	l := &loop{p: p, sched: p.Schedule(), poll: d.cfg.Poll, settle: d.cfg.Settle}
+	if l.poll <= 0 {
+		l.poll = max(p.BlockTime/4, 10*time.Millisecond)
+	}
+	if l.settle == 0 {
+		l.settle = max(1, p.Tempo/8)
+	}
+	if !l.sched.Valid() {
+		return nil, fmt.Errorf("epoch: the chain's tempo is 0: it runs no epochs")
+	}
+	head, err := d.cfg.Chain.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("epoch: read head: %w", err)
+	}
+	if l.next, err = d.resume(ctx, l.sched.Of(head.Number)); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// tick is one turn of Loop: it audits the peer blocks that arrived, reads
+// the head and, when the next epoch is due and its window complete (or
+// waited for long enough), runs it.
+func (d *Driver) tick(ctx context.Context, l *loop) {
+	// Peers' blocks are re-executed as they arrive, not all at the
+	// epoch's end.
+	if _, err := d.auditor.CatchUp(); err != nil {
+		d.cfg.Logger.Warn("epoch: audit peer blocks", "err", err)
+	}
+	h, err := d.cfg.Chain.Head(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.cfg.Logger.Warn("epoch: read head", "err", err)
+		}
+		return
+	}
+	settle := l.settle
+	if h.Number < Boundary(l.next, l.sched)+settle || h.Number < settle {
+		return
+	}
+	cur := l.sched.Of(h.Number - settle)
+	if cur-l.next > maxCatchUp {
+		d.cfg.Logger.Warn("epoch: too far behind, skipping epochs", "from", l.next, "to", cur-maxCatchUp-1)
+		l.next, l.waitFrom = cur-maxCatchUp, 0
+	}
+	// Each epoch waits until the store holds its whole window, for at
+	// most 2·settle blocks from when the driver first wanted it.
+	if !d.complete(ctx, Boundary(l.next, l.sched)) {
+		if l.waitFrom == 0 {
+			l.waitFrom = h.Number
+		}
+		if h.Number < l.waitFrom+2*settle {
+			return
+		}
+		d.cfg.Logger.Warn("epoch: computing with blocks missing", "epoch", l.next)
+	}
+	l.waitFrom = 0
+	// Late by whole epochs: each missed epoch still moves the
+	// champion (its votes are in no other window), one per tick, but
+	// only the current one commits and sets weights.
+	if l.next < cur {
+		if err := d.advance(ctx, l.next); err != nil && ctx.Err() == nil {
+			d.cfg.Logger.Warn("epoch failed", "epoch", l.next, "err", err)
+		}
+	} else if _, err := d.Step(ctx, l.next); err != nil && ctx.Err() == nil {
+		d.cfg.Logger.Warn("epoch failed", "epoch", l.next, "err", err)
+	}
+	l.next++
+}
+
+// complete reports whether the store holds, for every other validator on
+// the chain, a block anchored at or after block number end: anchors never
+// go back along a chain, so it then holds every block of theirs in the
+// window before end. A validator that appends nothing past the window
+// (idle, offline) keeps it false until the driver stops waiting; one the
+// store holds a fork proof of from before end is not waited for.
+func (d *Driver) complete(ctx context.Context, end uint64) bool {
+	st, err := d.cfg.Chain.At(ctx, end)
+	if err != nil {
+		return false
+	}
+	vals, _, err := Participants(ctx, st)
+	if err != nil {
+		return false
+	}
+	// An equivocator's records are not read (Equivocators): there is
+	// nothing of it to wait for.
+	forked, err := Equivocators(d.cfg.Store, end)
+	if err != nil {
+		return false
+	}
+	self := d.cfg.Key.Public()
+	for _, v := range vals {
+		if v.Hotkey == self || forked[v.Hotkey] {
+			continue
+		}
+		h, err := d.cfg.Store.Head(v.Hotkey)
+		if err != nil || h.Anchor.Number < end {
+			return false
+		}
+	}
+	// Compute audits what arrived since the tick's own catch-up.
+	return true
+}
+
+// maxCatchUp bounds the missed epochs a driver computes when it falls
+// behind.
+const maxCatchUp = 64
+
+// advance computes missed epoch k and moves the champion, without the
+// commitment or weights of a current epoch.
+func (d *Driver) advance(ctx context.Context, k uint64) error {
+	p, err := d.cfg.Chain.Params(ctx)
+	if err != nil {
+		return fmt.Errorf("epoch %d: read chain params: %w", k, err)
+	}
+	champion, err := d.startChampion(ctx, p, k)
+	if err != nil {
+		return fmt.Errorf("epoch %d: %w", k, err)
+	}
+	e, err := compute(ctx, d.cfg.Chain, d.auditor, k, champion, nil)
+	if err != nil {
+		return fmt.Errorf("epoch %d: %w", k, err)
+	}
+	d.remember(p, k, e.at, e.out.Champion)
+	d.auditor.Prune(pruneBefore(p, k))
+	d.mu.Lock()
+	d.champion = e.out.Champion
+	d.mu.Unlock()
+	d.save(k, e.out.Champion)
+	return nil
+}
