@@ -2,12 +2,15 @@ package epoch
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
 )
 
@@ -44,6 +47,10 @@ func TestCatchUpRevealsWhileItsWindowIsOpen(t *testing.T) {
 			if f := c.logs.failed(); len(f) != 0 {
 				t.Errorf("epochs reported failed: %v", f)
 			}
+			// Epoch 3's report counts the reveal the loop made on its way.
+			if r := c.reports(); len(r) != 1 || r[0].Epoch != 3 || r[0].Revealed != 1 || len(r[0].Unrevealed) != 0 {
+				t.Errorf("reports after epoch 3: %+v; want epoch 3's, with one reveal and none lost", r)
+			}
 		})
 	}
 }
@@ -78,8 +85,13 @@ func TestCatchUpReportsAClosedRevealWindow(t *testing.T) {
 				t.Errorf("weights in effect: %+v, %v; want none", rows, err)
 			}
 			f := c.logs.failed()
-			if len(f) != 1 || f[0].epoch != 1 || !strings.Contains(f[0].err, "epoch 1") || !strings.Contains(f[0].err, "chain epoch 3") {
+			if len(f) != 1 || f[0].epoch != 1 || !strings.Contains(f[0].err, "epoch 1:") || !strings.Contains(f[0].err, "chain epoch 3") {
 				t.Errorf("epochs reported failed: %+v; want epoch 1, its reveal due in chain epoch 3", f)
+			}
+			// The next epoch run, epoch 4, lists it in its report.
+			c.d.tick(c.ctx, l)
+			if r := c.reports(); len(r) != 1 || r[0].Epoch != 4 || r[0].Revealed != 0 || !slices.Equal(r[0].Unrevealed, []uint64{1}) {
+				t.Errorf("reports: %+v; want epoch 4's, listing epoch 1 unrevealed", r)
 			}
 		})
 	}
@@ -93,6 +105,16 @@ type catchUp struct {
 	cfg  Config
 	d    *Driver
 	logs *failures
+
+	mu   sync.Mutex
+	reps []Report
+}
+
+// reports returns the reports of the epochs run since the test's setup.
+func (c *catchUp) reports() []Report {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.reps)
 }
 
 func newCatchUp(t *testing.T) *catchUp {
@@ -101,6 +123,11 @@ func newCatchUp(t *testing.T) *catchUp {
 	c.cfg = Config{
 		Chain: c.w.chain, Store: c.w.store, Key: c.w.keys[0], Champion: c.w.champ,
 		StateFile: filepath.Join(t.TempDir(), StateFile), Logger: slog.New(c.logs),
+		OnEpoch: func(r Report) {
+			c.mu.Lock()
+			c.reps = append(c.reps, r)
+			c.mu.Unlock()
+		},
 	}
 	return c
 }
@@ -143,6 +170,12 @@ func (c *catchUp) epochOneAtHead20(t *testing.T, restart bool) *loop {
 	if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 0 {
 		t.Fatalf("weights in effect after epoch 1's commit: %+v, %v; want none yet", rows, err)
 	}
+	if r := c.reports(); len(r) != 1 || !r[0].Committed {
+		t.Fatalf("reports after the tick at head 20: %+v; want epoch 1's, with a commit", r)
+	}
+	c.mu.Lock()
+	c.reps = nil
+	c.mu.Unlock()
 	if !restart {
 		return l
 	}
@@ -202,4 +235,117 @@ func (f *failures) failed() []failure {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]failure(nil), f.recs...)
+}
+
+// TestRefusedRevealIsSentOncePerChainEpoch: the loop reveals on every
+// tick, but a reveal the chain refused is not sent again in the same
+// chain epoch (each send costs a fee on subtensor), a restart included;
+// it is sent again in the next epoch of its window, and refused there in
+// the last, it is dropped and its epoch reported failed.
+func TestRefusedRevealIsSentOncePerChainEpoch(t *testing.T) {
+	c := newCatchUp(t)
+	// The node restarts after epoch 1 with a commit due in chain epochs 2
+	// to 3 that the chain holds no commit for: it refuses every reveal.
+	bogus := savedReveal{Epoch: 1, From: 2, To: 3, Reveal: chain.Reveal{
+		Weights: chain.Weights{UIDs: []uint16{0}, Values: []uint16{chain.MaxWeightValue}}, Salt: []uint16{1},
+	}}
+	if err := saveState(c.cfg.StateFile, state{Epoch: 1, Champion: c.w.champ, Reveals: []savedReveal{bogus}}); err != nil {
+		t.Fatal(err)
+	}
+	self := c.w.keys[0].Public()
+	sent := func() uint64 { return c.w.chain.Nonce(self) }
+	// run starts a driver from the state file and ticks it at each head,
+	// running no epoch: only the reveals are under test.
+	run := func(heads ...uint64) {
+		t.Helper()
+		d, err := New(c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.d = d
+		l, err := d.start(c.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.next = 1000
+		for _, h := range heads {
+			c.advanceTo(t, h)
+			d.tick(c.ctx, l)
+		}
+	}
+	c.advanceTo(t, 19)
+	run(19)
+	if sent() != 0 {
+		t.Fatalf("%d reveals sent in chain epoch 1, before the window", sent())
+	}
+	run(20, 21, 25)
+	if sent() != 1 {
+		t.Fatalf("%d reveals sent in chain epoch 2, want 1", sent())
+	}
+	run(26, 29) // restarted, still in chain epoch 2
+	if sent() != 1 {
+		t.Fatalf("after a restart in chain epoch 2, %d reveals sent in it, want 1", sent())
+	}
+	if f := c.logs.failed(); len(f) != 0 {
+		t.Fatalf("epochs reported failed with chain epoch 3 still to come: %+v", f)
+	}
+	run(30, 31)
+	if sent() != 2 {
+		t.Fatalf("%d reveals sent by chain epoch 3, want 2", sent())
+	}
+	f := c.logs.failed()
+	if len(f) != 1 || f[0].epoch != 1 || !strings.Contains(f[0].err, "chain epochs 2 to 3") || !strings.Contains(f[0].err, chain.ErrNoCommit.Error()) {
+		t.Fatalf("epochs reported failed: %+v; want epoch 1, refused in the last of chain epochs 2 to 3", f)
+	}
+	if st, _, err := loadState(c.cfg.StateFile); err != nil || len(st.Reveals) != 0 {
+		t.Errorf("state file after the drop: %+v, %v; want no reveal pending", st, err)
+	}
+}
+
+// TestRefusedCommitmentStillReveals: the commit revealed in an epoch was
+// made epochs before, after that epoch's commitment; the chain refusing
+// this epoch's commitment (its space spent) leaves this epoch without
+// weights, but the earlier commit is still revealed.
+func TestRefusedCommitmentStillReveals(t *testing.T) {
+	w := newModelWorld(t, true, 0, []uint64{100})
+	ctx := context.Background()
+	d := w.drivers(t, w.champ)[0]
+	if err := w.chain.Advance(tempo + 1); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := d.Step(ctx, 1); err != nil || !rep.Committed {
+		t.Fatalf("epoch 1: committed %v, %v", rep.Committed, err)
+	}
+	if err := w.chain.Advance(tempo); err != nil {
+		t.Fatal(err)
+	}
+	other := chain.ValidatorCommitment{Height: 999}.Fields()
+	for {
+		err := w.chain.SetCommitment(ctx, w.keys[0], other)
+		if errors.Is(err, chain.ErrSpaceLimit) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := d.Step(ctx, 2)
+	if !errors.Is(err, chain.ErrSpaceLimit) {
+		t.Fatalf("epoch 2: %v, want the commitment refused for space", err)
+	}
+	if rep.Revealed != 1 || rep.Committed {
+		t.Errorf("epoch 2: revealed %d, committed %v; want epoch 1's commit revealed and no new commit", rep.Revealed, rep.Committed)
+	}
+	rows, err := w.chain.Weights(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.chain.Metagraph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	champ, _ := m.Find(w.champ.Hotkey)
+	if len(rows) != 1 || len(rows[0].UIDs) != 1 || rows[0].UIDs[0] != champ.UID {
+		t.Errorf("weights in effect in chain epoch 2: %+v; want epoch 1's, all to the champion's uid %d", rows, champ.UID)
+	}
 }

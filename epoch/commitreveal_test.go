@@ -120,6 +120,9 @@ func TestLateStepRevealsInTheCommitsEpoch(t *testing.T) {
 	if rep.Revealed != 2 {
 		t.Errorf("epoch 3 revealed %d commits, want those of epochs 1 and 2", rep.Revealed)
 	}
+	if len(rep.Unrevealed) != 1 || rep.Unrevealed[0] != 2 {
+		t.Errorf("epoch 3 reports %v dropped unrevealed, want the refused commit of epoch 2", rep.Unrevealed)
+	}
 	rows, err := w.chain.Weights(ctx)
 	if err != nil {
 		t.Fatal(err)

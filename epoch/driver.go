@@ -63,8 +63,14 @@ type Report struct {
 	// for a later reveal.
 	Weights   *chain.Weights `json:"weights"`
 	Committed bool           `json:"committed"`
-	// Revealed counts earlier commits revealed this epoch.
+	// Revealed counts earlier epochs' commits revealed since the last
+	// report: by this epoch, or by the loop on its way to it.
 	Revealed int `json:"revealed"`
+	// Unrevealed are the earlier epochs whose commits were dropped
+	// unrevealed since the last report (ErrUnrevealed): their reveal
+	// epoch ended before the node reached it, or the chain refused the
+	// reveal there. Each is logged as that epoch's failure.
+	Unrevealed []uint64 `json:"unrevealed,omitempty"`
 }
 
 // Driver runs a validator's epochs: commitment, vTrust, weights.
@@ -75,7 +81,15 @@ type Driver struct {
 	mu       sync.Mutex
 	champion duel.Side
 	pending  []pendingReveal
-	last     *Report
+	// revealed and unrevealed are the reveals made and the commits lost
+	// since the last report (Report).
+	revealed   int
+	unrevealed []uint64
+	// saved is the state file's epoch and champion, nil before the first
+	// epoch saved or resumed from: persist writes the pending reveals
+	// beside them.
+	saved *state
+	last  *Report
 	// winners are recent epochs' winners as the driver computed them, and
 	// read what they read of the chain at their boundaries: the champion
 	// override (override.go) compares and computes again with them.
@@ -200,8 +214,8 @@ func (d *Driver) startChampion(ctx context.Context, p chain.Params, k uint64) (d
 }
 
 // Step runs epoch k (k ≥ 1), which reads window WindowOf(k, schedule): it
-// commits the validator's latest checkpoint, reveals the weight commits
-// due in the chain's current epoch, audits every peer block stored so
+// reveals the weight commits due in the chain's current epoch, commits
+// the validator's latest checkpoint, audits every peer block stored so
 // far, computes vTrust and sets (or commits) the winner-takes-all
 // weights. An epoch computed moves the champion even when a chain write
 // fails (the error is returned); without the commitment no weights are
@@ -216,20 +230,28 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 		return Report{}, fmt.Errorf("epoch %d: read chain params: %w", k, err)
 	}
 	rep := Report{Epoch: k, Window: WindowOf(k, p.Schedule())}
-	// 1. The commitment, before any weights: whoever reads the weights
+	// The reveals due in the chain's current epoch come first: the chain
+	// takes each in one chain epoch only, and its weights were computed,
+	// and committed after their epoch's commitment, epochs ago. Nothing
+	// of this epoch, its commitment or its computation, may keep them
+	// back.
+	if head, err := c.Head(ctx); err != nil {
+		d.cfg.Logger.Warn("epoch: no reveal: read chain head", "epoch", k, "err", err)
+	} else {
+		d.revealDue(ctx, p, head.Number)
+	}
+	d.mu.Lock()
+	rep.Revealed, rep.Unrevealed = d.revealed, d.unrevealed
+	d.revealed, d.unrevealed = 0, nil
+	d.mu.Unlock()
+
+	// The commitment, before any weights: whoever reads the weights
 	// can hold them to the ledger committed first. Without it the epoch
 	// writes no weights, but is still computed: the champion moves with
 	// the ledgers, not with this node's writes.
 	commitErr := d.commit(ctx, k, &rep)
 
-	// 2. The reveals due in the chain's current epoch: a commit is taken
-	// in that chain epoch only, and was computed an epoch before, so no
-	// failure of this epoch's computation may keep it back.
-	if commitErr == nil {
-		rep.Revealed = d.reveal(ctx, p)
-	}
-
-	// 3. vTrust over what the ledger holds.
+	// vTrust over what the ledger holds.
 	champion, err := d.startChampion(ctx, p, k)
 	if err != nil {
 		return rep, fmt.Errorf("epoch %d: %w", k, err)
@@ -249,7 +271,7 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	d.champion = out.Champion
 	d.mu.Unlock()
 
-	// 4. This epoch's weights, set or committed.
+	// This epoch's weights, set or committed.
 	err = commitErr
 	if err == nil {
 		if err = d.writeWeights(ctx, p, k, out.Weights, out.Champion.Hotkey, &rep); err != nil {
@@ -377,6 +399,7 @@ func (d *Driver) resume(ctx context.Context, current uint64) (uint64, error) {
 			d.mu.Lock()
 			d.champion = st.Champion
 			d.pending = append(loadReveals(st.Reveals), d.pending...)
+			d.saved = &state{Epoch: st.Epoch, Champion: st.Champion}
 			d.mu.Unlock()
 			d.cfg.Logger.Info("epoch: resuming", "after", st.Epoch, "champion", st.Champion.Hotkey.String(), "reveals", len(st.Reveals))
 			return st.Epoch + 1, nil
@@ -405,13 +428,27 @@ func (d *Driver) resume(ctx context.Context, current uint64) (uint64, error) {
 // save records the champion after epoch k, and the commits still to
 // reveal, in the state file.
 func (d *Driver) save(k uint64, champion duel.Side) {
+	d.mu.Lock()
+	d.saved = &state{Epoch: k, Champion: champion}
+	d.mu.Unlock()
+	d.persist()
+}
+
+// persist writes the state file: the epoch and champion last saved, and
+// the commits still to reveal now.
+func (d *Driver) persist() {
 	if d.cfg.StateFile == "" {
 		return
 	}
 	d.mu.Lock()
-	reveals := saveReveals(d.pending)
+	if d.saved == nil {
+		d.mu.Unlock()
+		return
+	}
+	st := *d.saved
+	st.Reveals = saveReveals(d.pending)
 	d.mu.Unlock()
-	if err := saveState(d.cfg.StateFile, state{Epoch: k, Champion: champion, Reveals: reveals}); err != nil {
+	if err := saveState(d.cfg.StateFile, st); err != nil {
 		d.cfg.Logger.Error("epoch: save state", "err", err)
 	}
 }

@@ -72,8 +72,9 @@ func (d *Driver) start(ctx context.Context) (*loop, error) {
 }
 
 // tick is one turn of Loop: it audits the peer blocks that arrived, reads
-// the head and, when the next epoch is due and its window complete (or
-// waited for long enough), runs it.
+// the head, reveals the commits due in the head's chain epoch and, when
+// the next epoch is due and its window complete (or waited for long
+// enough), runs it.
 func (d *Driver) tick(ctx context.Context, l *loop) {
 	// Peers' blocks are re-executed as they arrive, not all at the
 	// epoch's end.
@@ -87,6 +88,10 @@ func (d *Driver) tick(ctx context.Context, l *loop) {
 		}
 		return
 	}
+	// A commit is revealed in one chain epoch only: while the driver
+	// waits for an epoch's window, or catches up on missed epochs one
+	// per tick, the chain epoch in which one is due may end.
+	d.revealDue(ctx, l.p, h.Number)
 	settle := l.settle
 	if h.Number < Boundary(l.next, l.sched)+settle || h.Number < settle {
 		return

@@ -2,6 +2,7 @@ package epoch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/affine-ledger/ledger/chain"
@@ -17,7 +18,11 @@ import (
 type pendingReveal struct {
 	epoch    uint64 // the epoch the driver computed, for the logs
 	from, to uint64
-	reveal   chain.Reveal
+	// retry is, once the chain refused a reveal, the chain epoch after
+	// the one it refused it in (0 before): the loop reveals on every tick,
+	// and a refused reveal is not sent again in the same chain epoch.
+	retry  uint64
+	reveal chain.Reveal
 }
 
 // chainEpoch is the chain epoch block n belongs to (spec/epoch.md), as
@@ -48,43 +53,90 @@ func (d *Driver) commitWeights(ctx context.Context, p chain.Params, k uint64, r 
 	return nil
 }
 
-// reveal reveals the commits due in the chain's current epoch and returns
-// how many it revealed. A reveal the chain refuses is tried again in the
-// next epoch of its window, then logged and dropped (spec/epoch.md): it
-// never fails the epoch, whose own weights are still to be committed.
-func (d *Driver) reveal(ctx context.Context, p chain.Params) int {
-	head, err := d.cfg.Chain.Head(ctx)
-	if err != nil {
-		d.cfg.Logger.Warn("epoch: no reveal this epoch: read chain head", "err", err)
-		return 0
+// ErrUnrevealed is why an epoch's weights never took effect: its commit
+// can no longer be revealed. The error names the epoch.
+var ErrUnrevealed = errors.New("weight commit not revealed")
+
+// revealDue reveals the commits due in the chain epoch of block head. A
+// commit is taken in that chain epoch only, whichever epoch the driver is
+// computing, catching up on or waiting for, so the loop calls it on every
+// tick and Step before its own writes. Each commit that can no longer be
+// revealed is logged as the failure of the epoch that committed it. Both
+// counts go into the next epoch's report.
+func (d *Driver) revealDue(ctx context.Context, p chain.Params, head uint64) {
+	sent, n, lost := d.reveal(ctx, chainEpoch(head, p))
+	for _, l := range lost {
+		d.cfg.Logger.Warn("epoch failed", "epoch", l.epoch, "err", l.err)
 	}
-	now := chainEpoch(head.Number, p)
+	if sent == 0 && len(lost) == 0 {
+		return
+	}
+	d.mu.Lock()
+	d.revealed += n
+	for _, l := range lost {
+		d.unrevealed = append(d.unrevealed, l.epoch)
+	}
+	d.mu.Unlock()
+	// A commit revealed, or given up, is not to be sent again after a
+	// restart (the chain would refuse it, and it would be reported lost),
+	// nor one refused in this chain epoch.
+	d.persist()
+}
+
+// lostReveal is a commit dropped unrevealed: the epoch that made it, and
+// why (ErrUnrevealed).
+type lostReveal struct {
+	epoch uint64
+	err   error
+}
+
+// reveal sends the reveals due in chain epoch now and returns how many it
+// sent and how many the chain took. A commit is never sent outside
+// [from, to]: the chain takes a reveal in its one reveal epoch only. One
+// the chain refuses is sent again in the next epoch of its window, not on
+// the next tick; one refused in the last, or whose window has passed, is
+// dropped and returned (spec/epoch.md, "Reveals").
+func (d *Driver) reveal(ctx context.Context, now uint64) (sent, taken int, lost []lostReveal) {
 	d.mu.Lock()
 	pending := d.pending
 	d.pending = nil
 	d.mu.Unlock()
-	n := 0
 	var keep []pendingReveal
 	for _, pr := range pending {
 		switch {
-		case now < pr.from:
+		case now < pr.from, now < pr.retry:
 			keep = append(keep, pr)
 		case now > pr.to:
-			d.cfg.Logger.Warn("epoch: weight commit expired unrevealed", "epoch", pr.epoch, "reveal_by", pr.to, "now", now)
+			lost = append(lost, lostReveal{pr.epoch, fmt.Errorf("epoch %d: %w: due in chain %s, the chain is in epoch %d",
+				pr.epoch, ErrUnrevealed, pr.due(), now)})
 		default:
 			err := d.cfg.Chain.RevealWeights(ctx, d.cfg.Key, pr.reveal)
+			sent++
 			switch {
 			case err == nil:
-				n++
+				taken++
+			case ctx.Err() != nil:
+				// Stopping: a restart still in this chain epoch sends it.
+				keep = append(keep, pr)
 			case now < pr.to:
+				pr.retry = now + 1
 				keep = append(keep, pr)
 			default:
-				d.cfg.Logger.Warn("epoch: reveal failed, dropped", "epoch", pr.epoch, "chain_epoch", now, "err", err)
+				lost = append(lost, lostReveal{pr.epoch, fmt.Errorf("epoch %d: %w: due in chain %s, the chain refused it in the last: %w",
+					pr.epoch, ErrUnrevealed, pr.due(), err)})
 			}
 		}
 	}
 	d.mu.Lock()
 	d.pending = append(keep, d.pending...)
 	d.mu.Unlock()
-	return n
+	return sent, taken, lost
+}
+
+// due names the chain epochs a reveal is due in.
+func (pr pendingReveal) due() string {
+	if pr.from == pr.to {
+		return fmt.Sprintf("epoch %d", pr.to)
+	}
+	return fmt.Sprintf("epochs %d to %d", pr.from, pr.to)
 }

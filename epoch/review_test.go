@@ -102,7 +102,7 @@ func TestRefusedWeightsStillMoveTheChampion(t *testing.T) {
 // only. An epoch whose computation fails (here the auditor cannot record
 // its outcomes) must still reveal the commits due: they were computed and
 // committed an epoch before, and a reveal never depends on this epoch's
-// computation (spec/epoch.md, "Order of writes").
+// computation (spec/epoch.md, "Reveals").
 func TestFailedEpochStillReveals(t *testing.T) {
 	w := newWorld(t, true)
 	ctx := context.Background()

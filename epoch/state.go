@@ -32,13 +32,14 @@ type savedReveal struct {
 	Epoch  uint64       `json:"epoch"`
 	From   uint64       `json:"from"`
 	To     uint64       `json:"to"`
+	Retry  uint64       `json:"retry,omitempty"`
 	Reveal chain.Reveal `json:"reveal"`
 }
 
 func saveReveals(ps []pendingReveal) []savedReveal {
 	out := make([]savedReveal, len(ps))
 	for i, p := range ps {
-		out[i] = savedReveal{Epoch: p.epoch, From: p.from, To: p.to, Reveal: p.reveal}
+		out[i] = savedReveal{Epoch: p.epoch, From: p.from, To: p.to, Retry: p.retry, Reveal: p.reveal}
 	}
 	return out
 }
@@ -46,7 +47,7 @@ func saveReveals(ps []pendingReveal) []savedReveal {
 func loadReveals(ss []savedReveal) []pendingReveal {
 	out := make([]pendingReveal, len(ss))
 	for i, s := range ss {
-		out[i] = pendingReveal{epoch: s.Epoch, from: s.From, to: s.To, reveal: s.Reveal}
+		out[i] = pendingReveal{epoch: s.Epoch, from: s.From, to: s.To, retry: s.Retry, reveal: s.Reveal}
 	}
 	return out
 }
