@@ -112,6 +112,10 @@ type Params struct {
 	RevealPeriod uint64 `json:"reveal_period"`
 	// VersionKey is the least weights version key the subnet accepts.
 	VersionKey uint64 `json:"version_key"`
+	// MinAllowedWeights is the fewest uids a weight row must name, capped
+	// at the subnet's neuron count; a single self-weight is exempt
+	// (CheckLength). 0 and 1 take any row that names a uid.
+	MinAllowedWeights uint16 `json:"min_allowed_weights,omitempty"`
 	// MaxSpace is the commitment space of one hotkey per epoch.
 	MaxSpace uint64 `json:"max_space"`
 	// EpochLength and EpochOffset say how the chain numbers its epochs

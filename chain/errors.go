@@ -25,6 +25,10 @@ var (
 	// a uid that does not exist, or are empty (WeightVecNotEqualSize,
 	// DuplicateUids, UidVecContainInvalidOne).
 	ErrBadWeights = errors.New("invalid weights")
+	// ErrTooFewWeights: the row names fewer uids than the subnet's
+	// min_allowed_weights (capped at its neuron count) and is not a single
+	// self-weight (WeightVecLengthIsLow; CheckLength).
+	ErrTooFewWeights = errors.New("weight row names too few uids")
 	// ErrVersionKey: the weights' version key is below the subnet's
 	// (IncorrectWeightVersionKey).
 	ErrVersionKey = errors.New("weights version key below the subnet's")

@@ -38,6 +38,11 @@ type Genesis struct {
 	RevealPeriod uint64   `json:"reveal_period"`
 	VersionKey   uint64   `json:"version_key"`
 	MaxSpace     uint64   `json:"max_space"`
+	// MinAllowedWeights is subtensor's min_allowed_weights: a weight row
+	// names at least this many uids, or every neuron when the subnet has
+	// fewer, unless it is a single self-weight (chain.CheckLength). 0 (a
+	// genesis without it) and 1 take any row that names a uid.
+	MinAllowedWeights uint16 `json:"min_allowed_weights,omitempty"`
 	// SubtensorEpochs numbers epochs as subtensor does, offset by the
 	// netuid (chain.SubtensorSchedule), instead of by tempo from block 0.
 	SubtensorEpochs bool `json:"subtensor_epochs,omitempty"`
@@ -110,7 +115,7 @@ func (g Genesis) Params() chain.Params {
 	p := chain.Params{
 		Netuid: g.Netuid, Tempo: g.Tempo, BlockTime: time.Duration(g.BlockTime),
 		CommitReveal: g.CommitReveal, RevealPeriod: g.RevealPeriod,
-		VersionKey: g.VersionKey, MaxSpace: g.MaxSpace,
+		VersionKey: g.VersionKey, MaxSpace: g.MaxSpace, MinAllowedWeights: g.MinAllowedWeights,
 	}
 	if g.SubtensorEpochs {
 		s := g.Schedule()

@@ -51,6 +51,7 @@ var errorCodes = []struct {
 	{chain.ErrSpaceLimit, "space_limit", http.StatusTooManyRequests},
 	{chain.ErrTooManyFields, "too_many_fields", http.StatusBadRequest},
 	{chain.ErrBadWeights, "bad_weights", http.StatusBadRequest},
+	{chain.ErrTooFewWeights, "too_few_weights", http.StatusBadRequest},
 	{chain.ErrVersionKey, "version_key", http.StatusBadRequest},
 	{chain.ErrCommitRevealOn, "commit_reveal_on", http.StatusConflict},
 	{chain.ErrCommitRevealOff, "commit_reveal_off", http.StatusConflict},

@@ -217,7 +217,10 @@ func (s *state) setCommitment(n *neuron, fields []chain.Data) error {
 }
 
 // setWeights checks and stores a row as subtensor's do_set_weights does:
-// a validator permit is needed unless the row is a single self-weight.
+// a validator permit is needed unless the row is a single self-weight, and
+// the row must name min_allowed_weights uids (check_length). A reveal
+// stores its row through here, so both are checked when the row is
+// revealed, not when its hash is committed.
 func (s *state) setWeights(uid int, w chain.Weights) error {
 	n := s.Neurons[uid]
 	if err := chain.CheckWeights(w, len(s.Neurons)); err != nil {
@@ -229,6 +232,9 @@ func (s *state) setWeights(uid int, w chain.Weights) error {
 	self := len(w.UIDs) == 1 && int(w.UIDs[0]) == uid
 	if !n.Validator && !self {
 		return fmt.Errorf("%w: uid %d", chain.ErrNoPermit, uid)
+	}
+	if err := chain.CheckLength(w, uint16(uid), s.Genesis.MinAllowedWeights, len(s.Neurons)); err != nil {
+		return fmt.Errorf("uid %d: %w", uid, err)
 	}
 	n.Weights = &weightRow{UIDs: slices.Clone(w.UIDs), Values: yuma.MaxUpscale(w.Values)}
 	// With commit-reveal on, the commit set it (subtensor's
