@@ -263,6 +263,13 @@ func (c *Client) Params(ctx context.Context) (chain.Params, error) {
 	if p.VersionKey, err = c.getUint(ctx, keyNetVec("WeightsVersionKey", c.netuid), at, 8, 0); err != nil {
 		return p, err
 	}
+	// Absent, the runtime's default applies (InitialMinAllowedWeights,
+	// 1024); a subnet created by register_network sets it to 1.
+	mw, err := c.getUint(ctx, keyNetVec("MinAllowedWeights", c.netuid), at, 2, 1024)
+	if err != nil {
+		return p, err
+	}
+	p.MinAllowedWeights = uint16(mw)
 	if p.MaxSpace, err = c.getUint(ctx, keyMaxSpace(), at, 4, chain.DefaultMaxSpace); err != nil {
 		return p, err
 	}
