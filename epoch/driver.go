@@ -314,16 +314,24 @@ func (d *Driver) commit(ctx context.Context, k uint64, rep *Report) error {
 	return nil
 }
 
-// writeWeights sets ws, or commits them for a later reveal, and fills in
-// rep's Weights and Committed. Weights naming no uid write nothing.
+// writeWeights sets ws, or commits them for a later reveal, padded to the
+// subnet's min_allowed_weights (chain.PadWeights), and fills in rep's
+// Weights (the row written) and Committed. Weights naming no uid write
+// nothing.
 func (d *Driver) writeWeights(ctx context.Context, p chain.Params, k uint64, ws vtrust.Weights, winner keys.PublicKey, rep *Report) error {
 	if len(ws.UIDs) == 0 {
 		return nil
 	}
-	if err := d.stillHolds(ctx, ws, winner); err != nil {
+	m, err := d.cfg.Chain.Metagraph(ctx)
+	if err != nil {
+		return fmt.Errorf("read the metagraph before writing weights: %w", err)
+	}
+	if err := stillHolds(m, ws, winner); err != nil {
 		return err
 	}
-	w := chain.Weights{UIDs: ws.UIDs, Values: ws.Values, VersionKey: p.VersionKey}
+	// A subnet whose min_allowed_weights is above 1 refuses the winner's
+	// row alone: zero-valued uids make up the length and take nothing.
+	w := chain.PadWeights(chain.Weights{UIDs: ws.UIDs, Values: ws.Values, VersionKey: p.VersionKey}, p.MinAllowedWeights, len(m.Neurons))
 	rep.Weights = &w
 	if !p.CommitReveal {
 		if err := d.cfg.Chain.SetWeights(ctx, d.cfg.Key, w); err != nil {
@@ -342,16 +350,12 @@ func (d *Driver) writeWeights(ctx context.Context, p chain.Params, k uint64, ws 
 	return nil
 }
 
-// stillHolds checks, at the chain's head, that the uid the weights give
-// all to still belongs to the winner. The uid was read at the epoch's
+// stillHolds checks, in m (the chain's head), that the uid the weights
+// give all to still belongs to the winner. The uid was read at the epoch's
 // first block; if the winner was pruned since and its uid went to a new
 // registration, weights set now would reward the newcomer: Yuma masks
 // only rows set before a registration (spec/epoch.md, "Order of writes").
-func (d *Driver) stillHolds(ctx context.Context, ws vtrust.Weights, winner keys.PublicKey) error {
-	m, err := d.cfg.Chain.Metagraph(ctx)
-	if err != nil {
-		return fmt.Errorf("read the metagraph before writing weights: %w", err)
-	}
+func stillHolds(m *chain.Metagraph, ws vtrust.Weights, winner keys.PublicKey) error {
 	for _, uid := range ws.UIDs {
 		holder, ok := keys.PublicKey{}, false
 		for _, n := range m.Neurons {
