@@ -8,8 +8,6 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/record"
-	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestBackfillsHoldAtMostTheirMemory: four chains of blocks with 2 MiB of
@@ -74,21 +72,7 @@ func manyChains(t *testing.T, n, blocks, per, pad int) (*ledger.Store, []keys.Pu
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := s.NewAppender(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k := uint64(0)
-		for range blocks {
-			var ts []record.Transcript
-			for range per {
-				ts = append(ts, recordtest.Transcript(key.Public(), k, pad))
-				k++
-			}
-			if _, err := a.Append(context.Background(), recordtest.Anchor(1), ts, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
+		appendChain(t, s, key, blocks, per, pad)
 		heads = append(heads, key.Public())
 	}
 	return s, heads

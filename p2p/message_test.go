@@ -26,6 +26,14 @@ func testChain(t testing.TB, key *keys.Hotkey, blocks, per, pad int) *ledger.Sto
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	appendChain(t, s, key, blocks, per, pad)
+	return s
+}
+
+// appendChain writes key's chain of blocks of per transcripts, each padded
+// by pad bytes, into s.
+func appendChain(t testing.TB, s *ledger.Store, key *keys.Hotkey, blocks, per, pad int) {
+	t.Helper()
 	a, err := s.NewAppender(key)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +49,6 @@ func testChain(t testing.TB, key *keys.Hotkey, blocks, per, pad int) *ledger.Sto
 			t.Fatal(err)
 		}
 	}
-	return s
 }
 
 func blockAndObjects(t testing.TB, s *ledger.Store, v keys.PublicKey, h uint64) (ledger.StoredBlock, [][]byte) {
