@@ -65,3 +65,23 @@ var (
 	// ErrUnsupported: the backend cannot do this.
 	ErrUnsupported = errors.New("not supported by this chain backend")
 )
+
+// refusals are the errors by which a chain judged a write and refused it,
+// as opposed to failing to judge it (a connection lost, a timeout).
+var refusals = []error{
+	ErrNotRegistered, ErrNoPermit, ErrSpaceLimit, ErrTooManyFields, ErrBadWeights, ErrTooFewWeights,
+	ErrVersionKey, ErrCommitRevealOn, ErrCommitRevealOff, ErrTooManyCommits, ErrNoCommit,
+	ErrCommitMismatch, ErrRevealTooEarly, ErrRevealExpired, ErrBadSignature, ErrStaleNonce, ErrBadRequest,
+}
+
+// Refused reports whether err is the chain's refusal of a write: sending
+// the same write again at once would be refused again. Any other error
+// (the node unreachable, the request cut) left the write unjudged.
+func Refused(err error) bool {
+	for _, r := range refusals {
+		if errors.Is(err, r) {
+			return true
+		}
+	}
+	return false
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
 )
 
 // TestCatchUpRevealsWhileItsWindowIsOpen: a commit is taken in one chain
@@ -347,5 +348,52 @@ func TestRefusedCommitmentStillReveals(t *testing.T) {
 	champ, _ := m.Find(w.champ.Hotkey)
 	if len(rows) != 1 || len(rows[0].UIDs) != 1 || rows[0].UIDs[0] != champ.UID {
 		t.Errorf("weights in effect in chain epoch 2: %+v; want epoch 1's, all to the champion's uid %d", rows, champ.UID)
+	}
+}
+
+// flakyReveals is a chain whose first reveals fail as a lost connection
+// does: the chain never judged them.
+type flakyReveals struct {
+	chain.Chain
+	mu    sync.Mutex
+	fails int
+}
+
+func (f *flakyReveals) RevealWeights(ctx context.Context, k *keys.Hotkey, r chain.Reveal) error {
+	f.mu.Lock()
+	fail := f.fails > 0
+	f.fails--
+	f.mu.Unlock()
+	if fail {
+		return errors.New("chain: connection reset by peer")
+	}
+	return f.Chain.RevealWeights(ctx, k, r)
+}
+
+// TestUnjudgedRevealIsSentAgain: a reveal whose call failed before the
+// chain judged it (the node's connection lost) was treated as refused, and
+// not sent again in its chain epoch, the only one it could be taken in:
+// the epoch's weights were lost to one dropped connection. It is now sent
+// again on the next tick, in the same chain epoch.
+func TestUnjudgedRevealIsSentAgain(t *testing.T) {
+	c := newCatchUp(t)
+	flaky := &flakyReveals{Chain: c.w.chain}
+	c.cfg.Chain = flaky
+	l := c.epochOneAtHead20(t, false) // epoch 1's commit is due in chain epoch 3
+	flaky.mu.Lock()
+	flaky.fails = 2
+	flaky.mu.Unlock()
+	c.advanceTo(t, 31)
+	c.d.tick(c.ctx, l) // the reveal fails; the tick catches up on epoch 2
+	if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 0 {
+		t.Fatalf("weights in effect after two failed reveals: %+v, %v", rows, err)
+	}
+	c.advanceTo(t, 32)
+	c.d.tick(c.ctx, l) // the loop's reveal fails again; Step's, running epoch 3, is taken
+	if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 1 {
+		t.Fatalf("weights in effect after the tick at head 32, still in chain epoch 3: %+v, %v; want epoch 1's row revealed", rows, err)
+	}
+	if f := c.logs.failed(); len(f) != 0 {
+		t.Errorf("epochs reported failed: %+v", f)
 	}
 }

@@ -95,7 +95,8 @@ type lostReveal struct {
 // [from, to]: the chain takes a reveal in its one reveal epoch only. One
 // the chain refuses is sent again in the next epoch of its window, not on
 // the next tick; one refused in the last, or whose window has passed, is
-// dropped and returned (spec/epoch.md, "Reveals").
+// dropped and returned. One the chain did not judge (chain.Refused is
+// false) is sent again on the next tick (spec/epoch.md, "Reveals").
 func (d *Driver) reveal(ctx context.Context, now uint64) (sent, taken int, lost []lostReveal) {
 	d.mu.Lock()
 	pending := d.pending
@@ -117,6 +118,12 @@ func (d *Driver) reveal(ctx context.Context, now uint64) (sent, taken int, lost 
 				taken++
 			case ctx.Err() != nil:
 				// Stopping: a restart still in this chain epoch sends it.
+				keep = append(keep, pr)
+			case !chain.Refused(err):
+				// Not judged (the chain unreachable, the call cut): the
+				// next tick sends it again, since its chain epoch, the
+				// one it may be taken in, can end before the next.
+				d.cfg.Logger.Warn("epoch: reveal not sent, trying again", "epoch", pr.epoch, "err", err)
 				keep = append(keep, pr)
 			case now < pr.to:
 				pr.retry = now + 1
