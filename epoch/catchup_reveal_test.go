@@ -357,12 +357,14 @@ type flakyReveals struct {
 	chain.Chain
 	mu    sync.Mutex
 	fails int
+	calls int
 }
 
 func (f *flakyReveals) RevealWeights(ctx context.Context, k *keys.Hotkey, r chain.Reveal) error {
 	f.mu.Lock()
 	fail := f.fails > 0
 	f.fails--
+	f.calls++
 	f.mu.Unlock()
 	if fail {
 		return errors.New("chain: connection reset by peer")
@@ -395,5 +397,32 @@ func TestUnjudgedRevealIsSentAgain(t *testing.T) {
 	}
 	if f := c.logs.failed(); len(f) != 0 {
 		t.Errorf("epochs reported failed: %+v", f)
+	}
+}
+
+// TestUnjudgedRevealsAreBounded: a reveal that keeps failing unjudged (a
+// transaction pool that drops it every time) is not sent on every tick of
+// its chain epoch: after maxUnjudged sends it counts as refused, here in
+// the last epoch of its window, so it is dropped and reported.
+func TestUnjudgedRevealsAreBounded(t *testing.T) {
+	c := newCatchUp(t)
+	flaky := &flakyReveals{Chain: c.w.chain}
+	c.cfg.Chain = flaky
+	l := c.epochOneAtHead20(t, false) // epoch 1's commit is due in chain epoch 3
+	flaky.mu.Lock()
+	flaky.fails = 1000
+	flaky.mu.Unlock()
+	for h := uint64(31); h < 40; h++ {
+		c.advanceTo(t, h)
+		c.d.tick(c.ctx, l)
+	}
+	flaky.mu.Lock()
+	calls := flaky.calls
+	flaky.mu.Unlock()
+	if calls != maxUnjudged {
+		t.Errorf("%d reveals sent in chain epoch 3, want %d", calls, maxUnjudged)
+	}
+	if f := c.logs.failed(); len(f) != 1 || f[0].epoch != 1 || !strings.Contains(f[0].err, "connection reset") {
+		t.Errorf("epochs reported failed: %+v; want epoch 1, its reveal failing unjudged", f)
 	}
 }

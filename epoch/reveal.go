@@ -21,9 +21,18 @@ type pendingReveal struct {
 	// retry is, once the chain refused a reveal, the chain epoch after
 	// the one it refused it in (0 before): the loop reveals on every tick,
 	// and a refused reveal is not sent again in the same chain epoch.
-	retry  uint64
-	reveal chain.Reveal
+	retry uint64
+	// unjudged counts the sends in a row the chain did not judge (see
+	// reveal); not kept across restarts.
+	unjudged int
+	reveal   chain.Reveal
 }
+
+// maxUnjudged bounds the sends of a reveal in a row that the chain does
+// not judge before it is treated as refused, and tried again in the next
+// chain epoch only: a failure that repeats (a transaction pool that drops
+// it, on subtensor) is not sent again on every tick for an hour.
+const maxUnjudged = 3
 
 // chainEpoch is the chain epoch block n belongs to (spec/epoch.md), as
 // the chain numbers them: subtensor takes a reveal by its own numbering.
@@ -96,7 +105,8 @@ type lostReveal struct {
 // the chain refuses is sent again in the next epoch of its window, not on
 // the next tick; one refused in the last, or whose window has passed, is
 // dropped and returned. One the chain did not judge (chain.Refused is
-// false) is sent again on the next tick (spec/epoch.md, "Reveals").
+// false) is sent again on the next tick, up to maxUnjudged sends in a row
+// (spec/epoch.md, "Reveals").
 func (d *Driver) reveal(ctx context.Context, now uint64) (sent, taken int, lost []lostReveal) {
 	d.mu.Lock()
 	pending := d.pending
@@ -119,14 +129,15 @@ func (d *Driver) reveal(ctx context.Context, now uint64) (sent, taken int, lost 
 			case ctx.Err() != nil:
 				// Stopping: a restart still in this chain epoch sends it.
 				keep = append(keep, pr)
-			case !chain.Refused(err):
+			case !chain.Refused(err) && pr.unjudged+1 < maxUnjudged:
 				// Not judged (the chain unreachable, the call cut): the
 				// next tick sends it again, since its chain epoch, the
 				// one it may be taken in, can end before the next.
 				d.cfg.Logger.Warn("epoch: reveal not sent, trying again", "epoch", pr.epoch, "err", err)
+				pr.unjudged++
 				keep = append(keep, pr)
 			case now < pr.to:
-				pr.retry = now + 1
+				pr.retry, pr.unjudged = now+1, 0
 				keep = append(keep, pr)
 			default:
 				lost = append(lost, lostReveal{pr.epoch, fmt.Errorf("epoch %d: %w: due in chain %s, the chain refused it in the last: %w",
