@@ -119,9 +119,12 @@ type Params struct {
 	// MaxSpace is the commitment space of one hotkey per epoch.
 	MaxSpace uint64 `json:"max_space"`
 	// EpochLength and EpochOffset say how the chain numbers its epochs
-	// (Schedule); a zero length numbers them by Tempo from block 0.
+	// (Schedule); a zero length numbers them by Tempo from block 0. A
+	// chain whose epochs are stateful (subtensor since runtime 423) gives
+	// the schedule in force at the head the params were read at: read
+	// again, it may have moved.
 	EpochLength uint64 `json:"epoch_length,omitempty"`
-	EpochOffset uint64 `json:"epoch_offset,omitempty"`
+	EpochOffset int64  `json:"epoch_offset,omitempty"`
 }
 
 // Metagraph is the subnet's neurons at one block.
