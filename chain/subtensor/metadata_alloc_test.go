@@ -11,7 +11,8 @@ import (
 // metadata's bytes (4 times its hex) on the shapes that make it keep the
 // most: a call enum of many nameless variants (24 bytes kept for each 4),
 // a signed extension whose type is a wide tuple (4 bytes for each 1),
-// many small types (8 bytes of index for each 6), many empty docs. Not
+// many small types (8 bytes of index for each 6), many empty docs, many
+// nameless storage entries (16 bytes of name for each 6). Not
 // parallel: it reads the process's allocation counter.
 func TestMetadataAllocation(t *testing.T) {
 	const n = 200000
@@ -33,10 +34,18 @@ func TestMetadataAllocation(t *testing.T) {
 
 	manyDocs := syntheticMeta(nil, types.PortableTypeV14{ID: typeID(10), Type: types.Si1Type{Def: types.Si1TypeDef{IsTuple: true}, Docs: make([]types.Text, n)}})
 
+	manyItems := syntheticMeta([][3]any{{"CheckNonce", 2, 1}})
+	items := make([]types.StorageEntryMetadataV14, n/2)
+	for i := range items {
+		items[i] = types.StorageEntryMetadataV14{Modifier: types.StorageFunctionModifierV0{IsDefault: true}, Type: types.StorageEntryTypeV14{IsPlainType: true, AsPlainType: typeID(2)}}
+	}
+	manyItems.AsMetadataV14.Pallets[0].HasStorage = true
+	manyItems.AsMetadataV14.Pallets[0].Storage = types.StorageMetadataV14{Prefix: "SubtensorModule", Items: items}
+
 	for _, c := range []struct {
 		name string
 		meta types.Metadata
-	}{{"many variants", manyVariants}, {"wide tuple", wideTuple}, {"many types", manyTypes}, {"many docs", manyDocs}} {
+	}{{"many variants", manyVariants}, {"wide tuple", wideTuple}, {"many types", manyTypes}, {"many docs", manyDocs}, {"many storage entries", manyItems}} {
 		raw := encodeMetadata(t, c.meta)
 		h := hexMetadata(raw)
 		runtime.GC()

@@ -21,12 +21,12 @@ import (
 //
 // The decoder walks every byte (a field after a skipped part can only be
 // found by reading the part) but keeps only what ParseMetadata uses: the
-// pallets' names, call types and indices, the signed extensions, and an
-// index from type id to the type's offset, from which a type is decoded
-// again when it is looked up. Every length is checked against the bytes
-// left before anything is allocated (scale.Decoder.Len with the smallest
-// encoding of an element), so N bytes of metadata allocate at most a small
-// multiple of N, whatever lengths they announce.
+// pallets' names, storage entry names, call types and indices, the signed
+// extensions, and an index from type id to the type's offset, from which a
+// type is decoded again when it is looked up. Every length is checked
+// against the bytes left before anything is allocated (scale.Decoder.Len
+// with the smallest encoding of an element), so N bytes of metadata
+// allocate at most a small multiple of N, whatever lengths they announce.
 
 const (
 	metadataMagic   = 0x6174656d // "meta"
@@ -70,9 +70,16 @@ type metadataV14 struct {
 	runtimeTyp uint32
 }
 
-// palletV14 is a pallet without its storage, event, constants and errors.
+// palletV14 is a pallet without its storage types, event, constants and
+// errors.
 type palletV14 struct {
-	name     string
+	name string
+	// prefix is the storage prefix (the pallet's name in
+	// construct_runtime, hashed into its storage keys) and storage names
+	// the storage entries, in the metadata's order: which items the
+	// runtime has, for a pallet with storage.
+	prefix   string
+	storage  []string
 	hasCalls bool
 	calls    uint32 // the type id of the pallet's call enum, if hasCalls
 	index    uint8
@@ -136,12 +143,13 @@ func (w *walker) pallet(i int) palletV14 {
 	w.at.name = p.name
 	if w.part("storage"); w.option() {
 		w.part("storage prefix")
-		w.text()
+		p.prefix = string(w.text())
 		w.part("storage entries")
 		n := w.d.Len(maxLen, minStorageEntry, "storage entries")
+		p.storage = make([]string, 0, n)
 		for j := 0; j < n && w.d.Err() == nil; j++ {
 			w.sub("storage entry", j)
-			w.storageEntry()
+			p.storage = append(p.storage, w.storageEntry())
 		}
 	}
 	if w.part("calls"); w.option() {
@@ -167,9 +175,10 @@ func (w *walker) pallet(i int) palletV14 {
 	return p
 }
 
-// storageEntry walks name, modifier, type, default and docs.
-func (w *walker) storageEntry() {
-	w.text()
+// storageEntry walks name, modifier, type, default and docs, and returns
+// the name.
+func (w *walker) storageEntry() string {
+	name := string(w.text())
 	if mod := w.d.U8(); mod > 1 { // Optional, Default
 		w.d.Fail("storage modifier %d", mod)
 	}
@@ -190,6 +199,7 @@ func (w *walker) storageEntry() {
 	}
 	w.bytes()
 	w.docs()
+	return name
 }
 
 func (w *walker) extrinsic() extrinsicV14 {

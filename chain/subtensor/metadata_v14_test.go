@@ -38,8 +38,16 @@ func sameAsLibrary(m *metadataV14, lib *types.MetadataV14) error {
 		if lp.HasCalls {
 			want.calls = uint32(lp.Calls.Type.Int64())
 		}
-		if m.pallets[i] != want {
-			return fmt.Errorf("pallet %d: %+v, library %+v", i, m.pallets[i], want)
+		if lp.HasStorage {
+			want.prefix = string(lp.Storage.Prefix)
+			for _, e := range lp.Storage.Items {
+				want.storage = append(want.storage, string(e.Name))
+			}
+		}
+		got := m.pallets[i]
+		if got.name != want.name || got.hasCalls != want.hasCalls || got.calls != want.calls || got.index != want.index ||
+			got.prefix != want.prefix || !slices.Equal(got.storage, want.storage) {
+			return fmt.Errorf("pallet %d: %+v, library %+v", i, got, want)
 		}
 	}
 	x := extrinsicV14{typ: uint32(lib.Extrinsic.Type.Int64()), version: uint8(lib.Extrinsic.Version)}
