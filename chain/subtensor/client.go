@@ -250,7 +250,10 @@ func (c *Client) Params(ctx context.Context) (chain.Params, error) {
 	if p.Tempo, err = c.getUint(ctx, keyNetVec("Tempo", c.netuid), at, 2, defaultTempo); err != nil {
 		return p, err
 	}
-	s := chain.SubtensorSchedule(c.netuid, p.Tempo)
+	s, err := c.schedule(ctx, at, p.Tempo)
+	if err != nil {
+		return p, err
+	}
 	p.EpochLength, p.EpochOffset = s.Length, s.Offset
 	cr, err := c.getUint(ctx, keyNetVec("CommitRevealWeightsEnabled", c.netuid), at, 1, 1)
 	if err != nil {

@@ -15,6 +15,9 @@ type Runtime struct {
 	TransactionVersion uint32
 	Extensions         []string
 	Calls              map[string]CallIndex
+	// Storage tells which of the storage items this package looks for
+	// in the metadata ("Prefix.Item", probedStorage) the runtime has.
+	Storage map[string]bool
 	// exts are the encoders of Extensions, in order.
 	exts []extension
 }
@@ -42,7 +45,7 @@ func ParseMetadata(hexMeta string) (Runtime, error) {
 	if err != nil {
 		return Runtime{}, fmt.Errorf("runtime metadata: %w", err)
 	}
-	rt := Runtime{Calls: calls}
+	rt := Runtime{Calls: calls, Storage: m.storageItems(probedStorage...)}
 	empty := emptyTypes{reg: m.types, known: map[uint32]emptiness{}}
 	for _, ext := range m.extrinsic.extensions {
 		enc, ok := extensions[ext.identifier]
@@ -91,6 +94,23 @@ func (m *metadataV14) callIndices(names ...string) (map[string]CallIndex, error)
 		out[name] = CallIndex{Pallet: m.pallets[i].index, Call: index}
 	}
 	return out, nil
+}
+
+// probedStorage are the storage items whose presence changes what this
+// package reads: subtensor's epoch counter since runtime 423 (epochs.go).
+var probedStorage = []string{itemLastEpochBlock, itemSubnetEpochIndex}
+
+// storageItems reports, for each "Prefix.Item", whether a pallet with
+// that storage prefix declares the item.
+func (m *metadataV14) storageItems(names ...string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, name := range names {
+		prefix, item, _ := strings.Cut(name, ".")
+		out[name] = slices.ContainsFunc(m.pallets, func(p palletV14) bool {
+			return p.prefix == prefix && slices.Contains(p.storage, item)
+		})
+	}
+	return out
 }
 
 // maxEmptyDepth bounds the nesting the empty-type check follows: the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/centrifuge/go-substrate-rpc-client/v4/types"
@@ -56,7 +57,7 @@ func checkMetadata(t *testing.T, raw []byte) {
 	if (err == nil) != (werr == nil) {
 		t.Fatalf("ParseMetadata: %v, reference: %v", err, werr)
 	}
-	if err == nil && (!maps.Equal(rt.Calls, want.Calls) || !slices.Equal(rt.Extensions, want.Extensions)) {
+	if err == nil && (!maps.Equal(rt.Calls, want.Calls) || !slices.Equal(rt.Extensions, want.Extensions) || !maps.Equal(rt.Storage, want.Storage)) {
 		t.Fatalf("runtime %+v, reference %+v", rt, want)
 	}
 }
@@ -64,11 +65,22 @@ func checkMetadata(t *testing.T, raw []byte) {
 var errTooManyPaths = errors.New("reference: too many paths to follow")
 
 // referenceRuntime is ParseMetadata as it was on the library's decoding:
-// calls by the library's FindCallIndex, an unknown extension accepted if
-// its types are composites or tuples of such, at most 16 deep, followed
-// along every path (so it gives up on wide trees).
+// calls by the library's FindCallIndex, the storage items probed found
+// among the library's pallets by prefix and name, an unknown extension
+// accepted if its types are composites or tuples of such, at most 16 deep,
+// followed along every path (so it gives up on wide trees).
 func referenceRuntime(m *types.MetadataV14) (Runtime, error) {
-	rt := Runtime{Calls: map[string]CallIndex{}}
+	rt := Runtime{Calls: map[string]CallIndex{}, Storage: map[string]bool{}}
+	for _, name := range probedStorage {
+		prefix, item, _ := strings.Cut(name, ".")
+		found := false
+		for _, p := range m.Pallets {
+			for _, e := range p.Storage.Items {
+				found = found || p.HasStorage && string(p.Storage.Prefix) == prefix && string(e.Name) == item
+			}
+		}
+		rt.Storage[name] = found
+	}
 	for _, name := range []string{callSetCommitment, callSetWeights, callCommitWeights, callRevealWeights} {
 		idx, err := m.FindCallIndex(name)
 		if err != nil {

@@ -141,7 +141,7 @@ func (v view) Metagraph(ctx context.Context) (*chain.Metagraph, error) {
 			m.Neurons[i].Stake = binary.LittleEndian.Uint64(val)
 		}
 	}
-	if m.Epoch, err = c.getUint(ctx, keyNetVec("SubnetEpochIndex", c.netuid), at, 8, 0); err != nil {
+	if m.Epoch, err = c.getUint(ctx, keySubnetEpochIndex(c.netuid), at, 8, 0); err != nil {
 		return nil, err
 	}
 	if m.EpochBlock, err = c.getUint(ctx, keyNetVec("LastMechansimStepBlock", c.netuid), at, 8, 0); err != nil {
