@@ -29,9 +29,9 @@ func (d *Driver) Loop(ctx context.Context) error {
 	}
 }
 
-// loop is where Loop stands: what it read of the chain when it started,
-// the next epoch to run and, while that epoch waits for peers' blocks,
-// the head at which it began to wait (0 when it does not).
+// loop is where Loop stands: the chain's parameters as last read, the
+// next epoch to run and, while that epoch waits for peers' blocks, the
+// head at which it began to wait (0 when it does not).
 type loop struct {
 	p        chain.Params
 	sched    chain.Schedule
@@ -88,6 +88,7 @@ func (d *Driver) tick(ctx context.Context, l *loop) {
 		}
 		return
 	}
+	d.follow(ctx, l)
 	// A commit is revealed in one chain epoch only: while the driver
 	// waits for an epoch's window, or catches up on missed epochs one
 	// per tick, the chain epoch in which one is due may end.
@@ -124,6 +125,25 @@ func (d *Driver) tick(ctx context.Context, l *loop) {
 		d.cfg.Logger.Warn("epoch failed", "epoch", l.next, "err", err)
 	}
 	l.next++
+}
+
+// follow reads the chain's parameters again: the reveals and the next
+// boundary go by the schedule in force at the head. A chain that counts
+// its epochs in storage moves it (subtensor since runtime 423: an epoch
+// deferred by the per-block cap or triggered early by the subnet's owner,
+// a tempo set), and any chain's tempo can change. A failed read keeps
+// the last schedule, as does one that numbers no epochs.
+func (d *Driver) follow(ctx context.Context, l *loop) {
+	p, err := d.cfg.Chain.Params(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.cfg.Logger.Warn("epoch: read chain params", "err", err)
+		}
+		return
+	}
+	if s := p.Schedule(); s.Valid() {
+		l.p, l.sched = p, s
+	}
 }
 
 // complete reports whether the store holds, for every other validator on
