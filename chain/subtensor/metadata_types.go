@@ -22,7 +22,8 @@ import (
 //	Variant = name Text || fields Vec<Field> || u8 index || docs Vec<Text>
 //
 // The registry pass records where each type starts; lookup decodes the one
-// type asked for, keeping the little ParseMetadata needs.
+// type asked for, keeping its shape (typeDef) without its path, field names
+// and docs.
 
 const (
 	defComposite = iota
@@ -46,13 +47,23 @@ type typeRegistry struct {
 
 type typeEntry struct{ id, off uint32 }
 
-// typeDef is what ParseMetadata uses of a type: its kind, the types of a
-// composite's fields or a tuple's elements, and a variant's names and
-// indices (a pallet's call enum).
+// typeDef is a type's shape, all that decoding a value of it needs: its
+// kind, the types of a composite's fields or a tuple's elements, a
+// variant's names and indices (a pallet's call, event and error enums) and,
+// looked up by shape, the types of each variant's fields, the element type
+// of a sequence, array or compact (a bit sequence's store type), an
+// array's length and a primitive's number.
 type typeDef struct {
 	kind     uint8
 	fields   []uint32
 	variants []variantDef
+	// variantFields[i] are the field types of variants[i]; kept apart, and
+	// only by shape, so that ParseMetadata's lookup of a call enum keeps
+	// 24 bytes for each 4-byte variant.
+	variantFields [][]uint32
+	elem          uint32
+	length        uint32
+	prim          uint8
 }
 
 type variantDef struct {
@@ -88,15 +99,22 @@ func (w *walker) registry(raw []byte) typeRegistry {
 	return reg
 }
 
-// lookup decodes the type with the given id; false if there is none.
-func (r typeRegistry) lookup(id uint32) (typeDef, bool) {
+// lookup decodes the type with the given id, without its variants' field
+// types; false if there is none.
+func (r typeRegistry) lookup(id uint32) (typeDef, bool) { return r.decode(id, false) }
+
+// shape decodes the type with the given id, its variants' field types
+// included; false if there is none.
+func (r typeRegistry) shape(id uint32) (typeDef, bool) { return r.decode(id, true) }
+
+func (r typeRegistry) decode(id uint32, shape bool) (typeDef, bool) {
 	i, ok := slices.BinarySearchFunc(r.entries, id, func(e typeEntry, id uint32) int { return cmp.Compare(e.id, id) })
 	if !ok {
 		return typeDef{}, false
 	}
 	// The registry pass read these bytes without error; they read the
 	// same again.
-	w := &walker{d: scale.NewDecoder(r.raw[r.entries[i].off:])}
+	w := &walker{d: scale.NewDecoder(r.raw[r.entries[i].off:]), shape: shape}
 	_, def := w.portableType(true)
 	return def, w.d.Err() == nil
 }
@@ -139,18 +157,21 @@ func (w *walker) typeDef(keep bool) typeDef {
 		for j := 0; j < n && w.d.Err() == nil; j++ {
 			w.sub("variant", j)
 			name := w.text()
-			w.fields(false)
+			fields := w.fields(keep && w.shape)
 			index := w.d.U8()
 			w.docs()
 			if keep {
 				def.variants = append(def.variants, variantDef{name: string(name), index: index})
 			}
+			if keep && w.shape {
+				def.variantFields = append(def.variantFields, fields)
+			}
 		}
 	case defSequence, defCompact:
-		w.typeID()
+		def.elem = w.typeID()
 	case defArray:
-		w.d.U32()
-		w.typeID()
+		def.length = w.d.U32()
+		def.elem = w.typeID()
 	case defTuple:
 		n := w.d.Len(maxLen, minTypeID, "tuple")
 		if keep {
@@ -162,11 +183,11 @@ func (w *walker) typeDef(keep bool) typeDef {
 			}
 		}
 	case defPrimitive:
-		if p := w.d.U8(); p > maxPrimitive {
-			w.d.Fail("primitive %d", p)
+		if def.prim = w.d.U8(); def.prim > maxPrimitive {
+			w.d.Fail("primitive %d", def.prim)
 		}
 	case defBitSequence:
-		w.typeID()
+		def.elem = w.typeID() // the store type; the order type does not change the encoding
 		w.typeID()
 	default:
 		w.d.Fail("type def tag %d", def.kind)

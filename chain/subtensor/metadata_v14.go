@@ -20,13 +20,14 @@ import (
 //	            || Vec<(identifier Text, compact type, compact additional)>
 //
 // The decoder walks every byte (a field after a skipped part can only be
-// found by reading the part) but keeps only what ParseMetadata uses: the
-// pallets' names, storage entry names, call types and indices, the signed
-// extensions, and an index from type id to the type's offset, from which a
-// type is decoded again when it is looked up. Every length is checked
-// against the bytes left before anything is allocated (scale.Decoder.Len
-// with the smallest encoding of an element), so N bytes of metadata
-// allocate at most a small multiple of N, whatever lengths they announce.
+// found by reading the part) but keeps only what this package uses: the
+// pallets' names, indices, storage entry names and call, event and error
+// types, the signed extensions, and an index from type id to the type's
+// offset, from which a type is decoded again when it is looked up. Every
+// length is checked against the bytes left before anything is allocated
+// (scale.Decoder.Len with the smallest encoding of an element), so N bytes
+// of metadata allocate at most a small multiple of N, whatever lengths
+// they announce.
 
 const (
 	metadataMagic   = 0x6174656d // "meta"
@@ -62,7 +63,7 @@ const (
 	minByte         = 1 // hashers, Vec<u8>
 )
 
-// metadataV14 is the part of the metadata ParseMetadata uses.
+// metadataV14 is the part of the metadata this package uses.
 type metadataV14 struct {
 	types      typeRegistry
 	pallets    []palletV14
@@ -70,8 +71,7 @@ type metadataV14 struct {
 	runtimeTyp uint32
 }
 
-// palletV14 is a pallet without its storage types, event, constants and
-// errors.
+// palletV14 is a pallet without its storage types and constants.
 type palletV14 struct {
 	name string
 	// prefix is the storage prefix (the pallet's name in
@@ -82,7 +82,11 @@ type palletV14 struct {
 	storage  []string
 	hasCalls bool
 	calls    uint32 // the type id of the pallet's call enum, if hasCalls
-	index    uint8
+	// The type ids of the pallet's event and error enums, if it has them
+	// (events.go reads them).
+	hasEvents, hasErrors bool
+	events, errors       uint32
+	index                uint8
 }
 
 type extrinsicV14 struct {
@@ -156,7 +160,7 @@ func (w *walker) pallet(i int) palletV14 {
 		p.hasCalls, p.calls = true, w.typeID()
 	}
 	if w.part("event"); w.option() {
-		w.typeID()
+		p.hasEvents, p.events = true, w.typeID()
 	}
 	w.part("constants")
 	n := w.d.Len(maxLen, minConstant, "constants")
@@ -168,7 +172,7 @@ func (w *walker) pallet(i int) palletV14 {
 		w.docs()
 	}
 	if w.part("error"); w.option() {
-		w.typeID()
+		p.hasErrors, p.errors = true, w.typeID()
 	}
 	w.part("index")
 	p.index = w.d.U8()
@@ -223,6 +227,8 @@ func (w *walker) extrinsic() extrinsicV14 {
 type walker struct {
 	d  *scale.Decoder
 	at location
+	// shape: a type looked up keeps its variants' field types.
+	shape bool
 }
 
 // location is a part of the metadata: "pallet 7 ("Commitments") constant

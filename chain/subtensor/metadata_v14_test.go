@@ -22,19 +22,25 @@ func sameAsLibrary(m *metadataV14, lib *types.MetadataV14) error {
 	}
 	for _, lt := range lib.Lookup.Types {
 		id := uint32(lt.ID.Int64())
-		def, ok := m.types.lookup(id)
+		def, ok := m.types.shape(id)
 		if !ok {
 			return fmt.Errorf("type %d missing", id)
 		}
 		if want := libraryDef(lt.Type.Def); !equalDefs(def, want) {
 			return fmt.Errorf("type %d: %+v, library %+v", id, def, want)
 		}
+		// lookup is shape without the variants' fields.
+		names, _ := m.types.lookup(id)
+		def.variantFields = nil
+		if !equalDefs(names, def) {
+			return fmt.Errorf("type %d: lookup %+v, shape %+v", id, names, def)
+		}
 	}
 	if len(m.pallets) != len(lib.Pallets) {
 		return fmt.Errorf("%d pallets, library %d", len(m.pallets), len(lib.Pallets))
 	}
 	for i, lp := range lib.Pallets {
-		want := palletV14{name: string(lp.Name), hasCalls: lp.HasCalls, index: uint8(lp.Index)}
+		want := palletV14{name: string(lp.Name), hasCalls: lp.HasCalls, hasEvents: lp.HasEvents, hasErrors: lp.HasErrors, index: uint8(lp.Index)}
 		if lp.HasCalls {
 			want.calls = uint32(lp.Calls.Type.Int64())
 		}
@@ -44,9 +50,16 @@ func sameAsLibrary(m *metadataV14, lib *types.MetadataV14) error {
 				want.storage = append(want.storage, string(e.Name))
 			}
 		}
+		if lp.HasEvents {
+			want.events = uint32(lp.Events.Type.Int64())
+		}
+		if lp.HasErrors {
+			want.errors = uint32(lp.Errors.Type.Int64())
+		}
 		got := m.pallets[i]
 		if got.name != want.name || got.hasCalls != want.hasCalls || got.calls != want.calls || got.index != want.index ||
-			got.prefix != want.prefix || !slices.Equal(got.storage, want.storage) {
+			got.prefix != want.prefix || !slices.Equal(got.storage, want.storage) ||
+			got.hasEvents != want.hasEvents || got.events != want.events || got.hasErrors != want.hasErrors || got.errors != want.errors {
 			return fmt.Errorf("pallet %d: %+v, library %+v", i, got, want)
 		}
 	}
@@ -76,12 +89,19 @@ func libraryDef(d types.Si1TypeDef) typeDef {
 	case d.IsVariant:
 		def.kind = defVariant
 		for _, v := range d.Variant.Variants {
+			var fields []uint32
+			for _, f := range v.Fields {
+				fields = append(fields, uint32(f.Type.Int64()))
+			}
 			def.variants = append(def.variants, variantDef{name: string(v.Name), index: uint8(v.Index)})
+			def.variantFields = append(def.variantFields, fields)
 		}
 	case d.IsSequence:
 		def.kind = defSequence
+		def.elem = uint32(d.Sequence.Type.Int64())
 	case d.IsArray:
 		def.kind = defArray
+		def.length, def.elem = uint32(d.Array.Len), uint32(d.Array.Type.Int64())
 	case d.IsTuple:
 		def.kind = defTuple
 		for _, f := range d.Tuple {
@@ -89,10 +109,13 @@ func libraryDef(d types.Si1TypeDef) typeDef {
 		}
 	case d.IsPrimitive:
 		def.kind = defPrimitive
+		def.prim = uint8(d.Primitive.Si0TypeDefPrimitive)
 	case d.IsCompact:
 		def.kind = defCompact
+		def.elem = uint32(d.Compact.Type.Int64())
 	case d.IsBitSequence:
 		def.kind = defBitSequence
+		def.elem = uint32(d.BitSequence.BitStoreType.Int64())
 	default:
 		def.kind = 255
 	}
@@ -100,7 +123,8 @@ func libraryDef(d types.Si1TypeDef) typeDef {
 }
 
 func equalDefs(a, b typeDef) bool {
-	return a.kind == b.kind && slices.Equal(a.fields, b.fields) && slices.Equal(a.variants, b.variants)
+	return a.kind == b.kind && slices.Equal(a.fields, b.fields) && a.elem == b.elem && a.length == b.length && a.prim == b.prim &&
+		slices.Equal(a.variants, b.variants) && slices.EqualFunc(a.variantFields, b.variantFields, slices.Equal)
 }
 
 // TestDecodeMetadataV14Sample decodes the real v14 metadata that
