@@ -23,7 +23,9 @@ var (
 	ErrTooManyFields = errors.New("too many commitment fields")
 	// ErrBadWeights: uids and values differ in length, repeat a uid, name
 	// a uid that does not exist, or are empty (WeightVecNotEqualSize,
-	// DuplicateUids, UidVecContainInvalidOne).
+	// DuplicateUids, UidVecContainInvalidOne); on subtensor also more uids
+	// than the subnet has, or a weight above its max weight limit
+	// (UidsLengthExceedUidsInSubNet, MaxWeightExceeded).
 	ErrBadWeights = errors.New("invalid weights")
 	// ErrTooFewWeights: the row names fewer uids than the subnet's
 	// min_allowed_weights (capped at its neuron count) and is not a single
@@ -52,6 +54,14 @@ var (
 	// ErrRevealExpired: the commit's reveal epoch has passed
 	// (ExpiredWeightCommit).
 	ErrRevealExpired = errors.New("weight commit expired")
+	// ErrTooFast: weights set or committed again before the subnet's
+	// weights rate limit allows (SettingWeightsTooFast,
+	// CommittingWeightsTooFast). The local chain has no rate limit.
+	ErrTooFast = errors.New("weights sent again within the subnet's rate limit")
+	// ErrDispatch: a write included in a block whose call failed with a
+	// dispatch error that no other error here names (subtensor's
+	// NotEnoughStakeToSetWeights, say); the message names it.
+	ErrDispatch = errors.New("refused by the chain (dispatch error)")
 	// ErrBadSignature: a write whose signature does not verify.
 	ErrBadSignature = errors.New("bad signature")
 	// ErrStaleNonce: a write whose nonce is not the account's next one
@@ -72,6 +82,7 @@ var refusals = []error{
 	ErrNotRegistered, ErrNoPermit, ErrSpaceLimit, ErrTooManyFields, ErrBadWeights, ErrTooFewWeights,
 	ErrVersionKey, ErrCommitRevealOn, ErrCommitRevealOff, ErrTooManyCommits, ErrNoCommit,
 	ErrCommitMismatch, ErrRevealTooEarly, ErrRevealExpired, ErrBadSignature, ErrStaleNonce, ErrBadRequest,
+	ErrTooFast, ErrDispatch,
 }
 
 // Refused reports whether err is the chain's refusal of a write: sending

@@ -9,7 +9,8 @@ import (
 
 // Runtime is what signing needs from the node's runtime: call indices and
 // the signed extensions in order, read from its metadata (v14), and the
-// versions the extensions sign.
+// versions the extensions sign; and the metadata's types, which decode the
+// events that say whether a write was applied.
 type Runtime struct {
 	SpecVersion        uint32
 	TransactionVersion uint32
@@ -20,6 +21,9 @@ type Runtime struct {
 	Storage map[string]bool
 	// exts are the encoders of Extensions, in order.
 	exts []extension
+	// meta is the decoded metadata, whose types decode the block's events
+	// (events.go).
+	meta *metadataV14
 }
 
 // ParseMetadata reads the runtime metadata (state_getMetadata's hex) and
@@ -45,7 +49,7 @@ func ParseMetadata(hexMeta string) (Runtime, error) {
 	if err != nil {
 		return Runtime{}, fmt.Errorf("runtime metadata: %w", err)
 	}
-	rt := Runtime{Calls: calls, Storage: m.storageItems(probedStorage...)}
+	rt := Runtime{Calls: calls, Storage: m.storageItems(probedStorage...), meta: m}
 	empty := emptyTypes{reg: m.types, known: map[uint32]emptiness{}}
 	for _, ext := range m.extrinsic.extensions {
 		enc, ok := extensions[ext.identifier]

@@ -12,23 +12,24 @@ import (
 )
 
 // submit signs call with k and waits until a block includes it; it returns
-// that block's hash.
-func (c *Client) submit(ctx context.Context, k *keys.Hotkey, name string, build func(CallIndex) ([]byte, error)) (chain.Hash, error) {
+// that block's hash and the extrinsic. Included is not applied: see
+// applied.
+func (c *Client) submit(ctx context.Context, k *keys.Hotkey, name string, build func(CallIndex) ([]byte, error)) (included, error) {
 	rt, err := c.runtime(ctx)
 	if err != nil {
-		return chain.Hash{}, err
+		return included{}, err
 	}
 	call, err := build(rt.Calls[name])
 	if err != nil {
-		return chain.Hash{}, err
+		return included{}, err
 	}
 	head, err := c.Head(ctx)
 	if err != nil {
-		return chain.Hash{}, err
+		return included{}, err
 	}
 	var nonce uint64
 	if err := c.call(ctx, &nonce, "system_accountNextIndex", k.Public().SS58()); err != nil {
-		return chain.Hash{}, err
+		return included{}, err
 	}
 	ext, err := signExtrinsic(k, rt.exts, call, SignParams{
 		Era: Era{Period: mortalPeriod, Current: head.Number}, Nonce: nonce,
@@ -36,29 +37,29 @@ func (c *Client) submit(ctx context.Context, k *keys.Hotkey, name string, build 
 		Genesis: c.genesis, EraBlock: head.Hash,
 	})
 	if err != nil {
-		return chain.Hash{}, err
+		return included{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, inclusionTimeout)
 	defer cancel()
 	updates := make(chan json.RawMessage, 16)
 	sub, err := c.rpc.Subscribe(ctx, "author", "submitAndWatchExtrinsic", "unwatchExtrinsic", "extrinsicUpdate", updates, hexOf(ext))
 	if err != nil {
-		return chain.Hash{}, fmt.Errorf("subtensor %s: submit: %w", name, err)
+		return included{}, fmt.Errorf("subtensor %s: submit: %w", name, err)
 	}
 	defer sub.Unsubscribe()
 	for {
 		select {
 		case <-ctx.Done():
-			return chain.Hash{}, fmt.Errorf("subtensor %s: waiting for inclusion: %w", name, ctx.Err())
+			return included{}, fmt.Errorf("subtensor %s: waiting for inclusion: %w", name, ctx.Err())
 		case err := <-sub.Err():
-			return chain.Hash{}, fmt.Errorf("subtensor %s: %w", name, err)
+			return included{}, fmt.Errorf("subtensor %s: %w", name, err)
 		case u := <-updates:
 			block, done, err := inclusion(u)
 			if err != nil {
-				return chain.Hash{}, fmt.Errorf("subtensor %s: %w", name, err)
+				return included{}, fmt.Errorf("subtensor %s: %w", name, err)
 			}
 			if done {
-				return block, nil
+				return included{block: block, ext: ext, rt: rt}, nil
 			}
 		}
 	}
@@ -97,8 +98,9 @@ func inclusion(u json.RawMessage) (chain.Hash, bool, error) {
 	return chain.Hash{}, false, nil // broadcast, retracted
 }
 
-// errNotApplied: the extrinsic is in a block but its call failed (a
-// dispatch error, which this client does not decode from the events).
+// errNotApplied: the commitment is not what was set at the block that
+// included it: the call failed (a dispatch error, which SetCommitment does
+// not decode from the events).
 var errNotApplied = errors.New("included in a block but not applied (dispatch error: see the block's events)")
 
 // SetCommitment implements chain.Chain. A dispatch error (such as the space
@@ -107,15 +109,15 @@ func (c *Client) SetCommitment(ctx context.Context, k *keys.Hotkey, fields []cha
 	if _, err := chain.EncodeFields(fields); err != nil {
 		return err
 	}
-	block, err := c.submit(ctx, k, callSetCommitment, func(idx CallIndex) ([]byte, error) {
+	inc, err := c.submit(ctx, k, callSetCommitment, func(idx CallIndex) ([]byte, error) {
 		return SetCommitmentCall(idx, c.netuid, fields)
 	})
 	if err != nil {
 		return err
 	}
-	got, err := view{c: c, at: chain.Block{Hash: block}}.Commitment(ctx, k.Public())
+	got, err := view{c: c, at: chain.Block{Hash: inc.block}}.Commitment(ctx, k.Public())
 	if err != nil || !sameFields(got.Fields, fields) {
-		return fmt.Errorf("subtensor set_commitment in block %s: %w", block, errNotApplied)
+		return fmt.Errorf("subtensor set_commitment in block %s: %w", inc.block, errNotApplied)
 	}
 	return nil
 }
@@ -126,26 +128,35 @@ func sameFields(a, b []chain.Data) bool {
 	})
 }
 
-// SetWeights implements chain.Chain.
+// SetWeights implements chain.Chain. It returns once a block includes the
+// extrinsic; a call the chain refused there (a dispatch error) is the
+// refusal, as package chain names it (applied.go).
 func (c *Client) SetWeights(ctx context.Context, k *keys.Hotkey, w chain.Weights) error {
-	_, err := c.submit(ctx, k, callSetWeights, func(idx CallIndex) ([]byte, error) {
+	return c.write(ctx, k, callSetWeights, func(idx CallIndex) ([]byte, error) {
 		return SetWeightsCall(idx, c.netuid, w), nil
 	})
-	return err
 }
 
-// CommitWeights implements chain.Chain.
+// CommitWeights implements chain.Chain, as SetWeights does.
 func (c *Client) CommitWeights(ctx context.Context, k *keys.Hotkey, h chain.Hash) error {
-	_, err := c.submit(ctx, k, callCommitWeights, func(idx CallIndex) ([]byte, error) {
+	return c.write(ctx, k, callCommitWeights, func(idx CallIndex) ([]byte, error) {
 		return CommitWeightsCall(idx, c.netuid, h), nil
 	})
-	return err
 }
 
-// RevealWeights implements chain.Chain.
+// RevealWeights implements chain.Chain, as SetWeights does.
 func (c *Client) RevealWeights(ctx context.Context, k *keys.Hotkey, r chain.Reveal) error {
-	_, err := c.submit(ctx, k, callRevealWeights, func(idx CallIndex) ([]byte, error) {
+	return c.write(ctx, k, callRevealWeights, func(idx CallIndex) ([]byte, error) {
 		return RevealWeightsCall(idx, c.netuid, r), nil
 	})
-	return err
+}
+
+// write submits a call and reports whether the block that included it
+// applied it.
+func (c *Client) write(ctx context.Context, k *keys.Hotkey, name string, build func(CallIndex) ([]byte, error)) error {
+	inc, err := c.submit(ctx, k, name, build)
+	if err != nil {
+		return err
+	}
+	return c.applied(ctx, name, inc)
 }
