@@ -13,9 +13,11 @@
 // code. The RPC part has not been run against a live node: no node can run
 // where this was written.
 //
-// Limits: dispatch errors are not decoded from events; SetCommitment
-// detects a refused commitment by reading it back at the inclusion block,
-// the weight calls return once included. Commit-reveal v3 (timelocked
-// weights) is not implemented: subnets that require it refuse
+// A write returns once a block includes its extrinsic, and then says
+// whether the block applied its call: the weight calls read the block's
+// System.Events (events.go decodes them with the metadata's types) and
+// turn a dispatch error into package chain's refusal (applied.go);
+// SetCommitment reads the commitment back at that block. Commit-reveal v3
+// (timelocked weights) is not implemented: subnets that require it refuse
 // commit_weights.
 package subtensor

@@ -13,8 +13,9 @@ import (
 // hostileMeta is subtensorMeta with SubtensorModule events whose types a
 // broken or hostile node could declare: Deep (a composite that contains
 // itself), Empties (Vec<()>), HugeArray ([(); 2^32-1]), WideBits (a bit
-// sequence stored in u128), and a DispatchError whose Module holds a u32
-// rather than a ModuleError.
+// sequence stored in u128), Depth64 and Depth65 (composites nested so
+// that their u8 is at depth 64 and 65 from the event), and a
+// DispatchError whose Module holds a u32 rather than a ModuleError.
 func hostileMeta() types.Metadata {
 	meta := subtensorMeta()
 	m := &meta.AsMetadataV14
@@ -26,7 +27,14 @@ func hostileMeta() types.Metadata {
 		def(51, types.Si1TypeDef{IsSequence: true, Sequence: types.Si1TypeDefSequence{Type: typeID(1)}}),
 		def(52, types.Si1TypeDef{IsArray: true, Array: types.Si1TypeDefArray{Len: 1<<32 - 1, Type: typeID(1)}}),
 		def(53, types.Si1TypeDef{IsBitSequence: true, BitSequence: types.Si1TypeDefBitSequence{BitStoreType: typeID(40), BitOrderType: typeID(0)}}),
+		composite(99, 100),
 	)
+	// An event's field is at depth 1: 100 … 162 at 1 … 63, the u8 at 64.
+	for id := uint64(100); id < 163; id++ {
+		m.Lookup.Types = append(m.Lookup.Types, composite(id, id+1))
+	}
+	m.Lookup.Types = append(m.Lookup.Types, types.PortableTypeV14{ID: typeID(163), Type: types.Si1Type{Def: types.Si1TypeDef{
+		IsPrimitive: true, Primitive: types.Si1TypeDefPrimitive{Si0TypeDefPrimitive: types.IsU8}}}})
 	for i := range m.Lookup.Types {
 		switch m.Lookup.Types[i].ID.Int64() {
 		case 42:
@@ -34,6 +42,8 @@ func hostileMeta() types.Metadata {
 			for j, name := range []string{"Deep", "Empties", "HugeArray", "WideBits"} {
 				*vs = append(*vs, types.Si1Variant{Name: types.Text(name), Index: types.U8(201 + j), Fields: []types.Si1Field{{Type: typeID(uint64(50 + j))}}})
 			}
+			*vs = append(*vs, types.Si1Variant{Name: "Depth64", Index: 205, Fields: []types.Si1Field{{Type: typeID(100)}}},
+				types.Si1Variant{Name: "Depth65", Index: 206, Fields: []types.Si1Field{{Type: typeID(99)}}})
 		case 24: // DispatchError: Module(u32)
 			m.Lookup.Types[i].Type.Def.Variant.Variants[3].Fields[0].Type = typeID(2)
 		}
@@ -96,6 +106,13 @@ func TestDecodeEventsMalformed(t *testing.T) {
 		if err == nil || !errors.Is(err, scale.ErrMalformed) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error about %q", c.name, err, c.want)
 		}
+	}
+	// Nesting: 64 deep is read, 65 is not.
+	if got, err := decodeEvents(hostile, events(record(0, 7, 205, []byte{9}, 0))); err != nil || got[0].name != "Depth64" {
+		t.Fatalf("depth 64: %+v %v", got, err)
+	}
+	if _, err := decodeEvents(hostile, events(record(0, 7, 206, []byte{9}, 0))); err == nil || !strings.Contains(err.Error(), "type 163 nested more than 64 deep") {
+		t.Fatalf("depth 65: %v", err)
 	}
 	// A Module error that is not a ModuleError is read over and reported
 	// by its variant.
