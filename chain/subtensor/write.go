@@ -12,8 +12,8 @@ import (
 )
 
 // submit signs call with k and waits until a block includes it; it returns
-// that block's hash and the extrinsic. Included is not applied: see
-// applied.
+// the block and the extrinsic. Included is not applied: Client.applied
+// tells.
 func (c *Client) submit(ctx context.Context, k *keys.Hotkey, name string, build func(CallIndex) ([]byte, error)) (included, error) {
 	rt, err := c.runtime(ctx)
 	if err != nil {
