@@ -62,6 +62,11 @@ var (
 	// dispatch error that no other error here names (subtensor's
 	// NotEnoughStakeToSetWeights, say); the message names it.
 	ErrDispatch = errors.New("refused by the chain (dispatch error)")
+	// ErrInvalidTransaction: the node's transaction pool refused the
+	// write before any block held it, by the runtime's checks (RPC error
+	// 1010, or an "invalid" status); subtensor runs the weight, rate and
+	// reveal checks there too, so a reveal too early usually ends here.
+	ErrInvalidTransaction = errors.New("refused by the chain's transaction pool (invalid transaction)")
 	// ErrBadSignature: a write whose signature does not verify.
 	ErrBadSignature = errors.New("bad signature")
 	// ErrStaleNonce: a write whose nonce is not the account's next one
@@ -82,7 +87,7 @@ var refusals = []error{
 	ErrNotRegistered, ErrNoPermit, ErrSpaceLimit, ErrTooManyFields, ErrBadWeights, ErrTooFewWeights,
 	ErrVersionKey, ErrCommitRevealOn, ErrCommitRevealOff, ErrTooManyCommits, ErrNoCommit,
 	ErrCommitMismatch, ErrRevealTooEarly, ErrRevealExpired, ErrBadSignature, ErrStaleNonce, ErrBadRequest,
-	ErrTooFast, ErrDispatch,
+	ErrTooFast, ErrDispatch, ErrInvalidTransaction,
 }
 
 // Refused reports whether err is the chain's refusal of a write: sending

@@ -114,3 +114,48 @@ func TestWritesApplied(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolRefusals: a write the node's transaction pool refuses by the
+// runtime's checks (RPC error 1010, or an "invalid" status; subtensor
+// checks weights, rates and reveals there too) was a plain error, which
+// the epoch driver took for a failure to reach the chain and sent again.
+// It is the chain's refusal; a pool that drops a write, or another RPC
+// error, is not.
+func TestPoolRefusals(t *testing.T) {
+	t.Parallel()
+	k, err := keys.FromURI("//Alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chain.Reveal{Weights: chain.Weights{UIDs: []uint16{0}, Values: []uint16{65535}}, Salt: []uint16{1}}
+	for _, c := range []struct {
+		name    string
+		reject  map[string]any
+		status  string
+		refused bool
+	}{
+		{"1010", map[string]any{"code": 1010, "message": "Invalid Transaction", "data": "Custom error: 17"}, "", true},
+		{"invalid status", nil, "invalid", true},
+		{"dropped", nil, "dropped", false},
+		{"other RPC error", map[string]any{"code": -32000, "message": "node is syncing"}, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			n := &writeNode{meta: hexMetadata(encodeMetadata(t, subtensorMeta())), reject: c.reject, status: c.status}
+			n.script = func(ext []byte) ([][]byte, []byte) { return [][]byte{ext}, nil }
+			ctx := context.Background()
+			cl, err := Dial(ctx, n.start(t), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			err = cl.RevealWeights(ctx, k, r)
+			if err == nil {
+				t.Fatal("a refused or dropped write returned nil")
+			}
+			if chain.Refused(err) != c.refused || errors.Is(err, chain.ErrInvalidTransaction) != c.refused {
+				t.Errorf("%v: refused %v, want %v", err, chain.Refused(err), c.refused)
+			}
+		})
+	}
+}

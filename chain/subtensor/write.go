@@ -44,6 +44,10 @@ func (c *Client) submit(ctx context.Context, k *keys.Hotkey, name string, build 
 	updates := make(chan json.RawMessage, 16)
 	sub, err := c.rpc.Subscribe(ctx, "author", "submitAndWatchExtrinsic", "unwatchExtrinsic", "extrinsicUpdate", updates, hexOf(ext))
 	if err != nil {
+		var coded interface{ ErrorCode() int }
+		if errors.As(err, &coded) && coded.ErrorCode() == rpcInvalidTransaction {
+			return included{}, fmt.Errorf("subtensor %s: %w: %w", name, chain.ErrInvalidTransaction, err)
+		}
 		return included{}, fmt.Errorf("subtensor %s: submit: %w", name, err)
 	}
 	defer sub.Unsubscribe()
@@ -65,13 +69,22 @@ func (c *Client) submit(ctx context.Context, k *keys.Hotkey, name string, build 
 	}
 }
 
+// rpcInvalidTransaction is the JSON-RPC error code by which a Substrate
+// node's author API says the runtime's checks refused a transaction
+// (its data names the check, as "Custom error: 17").
+const rpcInvalidTransaction = 1010
+
 // inclusion reads one transaction status update: done with the block hash
-// once the extrinsic is in a block, an error if the pool dropped it.
+// once the extrinsic is in a block, an error if the pool dropped it. One
+// the pool found invalid was judged (chain.ErrInvalidTransaction); one it
+// dropped (full, or the node stopping) was not.
 func inclusion(u json.RawMessage) (chain.Hash, bool, error) {
 	var word string
 	if json.Unmarshal(u, &word) == nil {
 		switch word {
-		case "dropped", "invalid":
+		case "invalid":
+			return chain.Hash{}, false, fmt.Errorf("transaction invalid: %w", chain.ErrInvalidTransaction)
+		case "dropped":
 			return chain.Hash{}, false, fmt.Errorf("transaction %s by the pool", word)
 		}
 		return chain.Hash{}, false, nil // ready, future

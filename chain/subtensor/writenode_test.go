@@ -24,6 +24,10 @@ import (
 type writeNode struct {
 	meta   string
 	script func(ext []byte) (extrinsics [][]byte, events []byte)
+	// reject, if set, is the JSON-RPC error object the submission gets;
+	// status, if set, is the pool's last word on it instead of inBlock.
+	reject map[string]any
+	status string
 
 	mu        sync.Mutex
 	blocks    map[string]writeBlock // by the block hash's hex
@@ -62,8 +66,13 @@ func (n *writeNode) start(t *testing.T) string {
 			}
 			result, updates, ok := n.answer(req.Method, req.Params)
 			resp := map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result}
-			if !ok {
+			switch {
+			case !ok:
 				resp = map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "no method " + req.Method}}
+			case req.Method == "author_submitAndWatchExtrinsic" && n.reject != nil:
+				resp, updates = map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": n.reject}, nil
+			case req.Method == "author_submitAndWatchExtrinsic" && n.status != "":
+				updates = []any{"ready", n.status}
 			}
 			if conn.WriteJSON(resp) != nil {
 				return
