@@ -24,36 +24,30 @@ import (
 // at the tick of head 31; it must be made there, whatever epoch the node
 // is catching up on.
 func TestCatchUpRevealsWhileItsWindowIsOpen(t *testing.T) {
-	for _, restart := range []bool{false, true} {
-		name := "lagging"
-		if restart {
-			name = "restarted"
+	lagAndRestart(t, func(t *testing.T, restart bool) {
+		c := newCatchUp(t)
+		l := c.epochOneAtHead20(t, restart)
+		c.advanceTo(t, 31)
+		c.d.tick(c.ctx, l)
+		if l.next != 3 {
+			t.Fatalf("after the tick at head 31 the next epoch is %d, want 3 (epoch 2 caught up)", l.next)
 		}
-		t.Run(name, func(t *testing.T) {
-			c := newCatchUp(t)
-			l := c.epochOneAtHead20(t, restart)
-			c.advanceTo(t, 31)
-			c.d.tick(c.ctx, l)
-			if l.next != 3 {
-				t.Fatalf("after the tick at head 31 the next epoch is %d, want 3 (epoch 2 caught up)", l.next)
-			}
-			if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 1 {
-				t.Fatalf("weights in effect in chain epoch 3, where epoch 1's commit is due: %+v, %v; want the validator's row revealed", rows, err)
-			}
-			c.advanceTo(t, 40)
-			c.d.tick(c.ctx, l)
-			if l.next != 4 {
-				t.Fatalf("after the tick at head 40 the next epoch is %d, want 4", l.next)
-			}
-			if f := c.logs.failed(); len(f) != 0 {
-				t.Errorf("epochs reported failed: %v", f)
-			}
-			// Epoch 3's report counts the reveal the loop made on its way.
-			if r := c.reports(); len(r) != 1 || r[0].Epoch != 3 || r[0].Revealed != 1 || len(r[0].Unrevealed) != 0 {
-				t.Errorf("reports after epoch 3: %+v; want epoch 3's, with one reveal and none lost", r)
-			}
-		})
-	}
+		if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 1 {
+			t.Fatalf("weights in effect in chain epoch 3, where epoch 1's commit is due: %+v, %v; want the validator's row revealed", rows, err)
+		}
+		c.advanceTo(t, 40)
+		c.d.tick(c.ctx, l)
+		if l.next != 4 {
+			t.Fatalf("after the tick at head 40 the next epoch is %d, want 4", l.next)
+		}
+		if f := c.logs.failed(); len(f) != 0 {
+			t.Errorf("epochs reported failed: %v", f)
+		}
+		// Epoch 3's report counts the reveal the loop made on its way.
+		if r := c.reports(); len(r) != 1 || r[0].Epoch != 3 || r[0].Revealed != 1 || len(r[0].Unrevealed) != 0 {
+			t.Errorf("reports after epoch 3: %+v; want epoch 3's, with one reveal and none lost", r)
+		}
+	})
 }
 
 // TestCatchUpReportsAClosedRevealWindow: as above, but the node runs again
@@ -62,39 +56,44 @@ func TestCatchUpRevealsWhileItsWindowIsOpen(t *testing.T) {
 // chain would take it for no epoch), and the epoch whose weights are lost
 // is reported failed, by number.
 func TestCatchUpReportsAClosedRevealWindow(t *testing.T) {
+	lagAndRestart(t, func(t *testing.T, restart bool) {
+		c := newCatchUp(t)
+		l := c.epochOneAtHead20(t, restart)
+		c.advanceTo(t, 41)
+		self := c.w.keys[0].Public()
+		nonce := c.w.chain.Nonce(self)
+		for want := uint64(3); want <= 4; want++ { // epochs 2 and 3 caught up
+			c.d.tick(c.ctx, l)
+			if l.next != want {
+				t.Fatalf("after a tick at head 41 the next epoch is %d, want %d", l.next, want)
+			}
+		}
+		if got := c.w.chain.Nonce(self); got != nonce {
+			t.Errorf("the node sent %d transactions while catching up; want none (the reveal's window is closed)", got-nonce)
+		}
+		if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 0 {
+			t.Errorf("weights in effect: %+v, %v; want none", rows, err)
+		}
+		f := c.logs.failed()
+		if len(f) != 1 || f[0].epoch != 1 || !strings.Contains(f[0].err, "epoch 1:") || !strings.Contains(f[0].err, "chain epoch 3") {
+			t.Errorf("epochs reported failed: %+v; want epoch 1, its reveal due in chain epoch 3", f)
+		}
+		// The next epoch run, epoch 4, lists it in its report.
+		c.d.tick(c.ctx, l)
+		if r := c.reports(); len(r) != 1 || r[0].Epoch != 4 || r[0].Revealed != 0 || !slices.Equal(r[0].Unrevealed, []uint64{1}) {
+			t.Errorf("reports: %+v; want epoch 4's, listing epoch 1 unrevealed", r)
+		}
+	})
+}
+
+// lagAndRestart runs f for a node that lagged and for one that restarted.
+func lagAndRestart(t *testing.T, f func(t *testing.T, restart bool)) {
 	for _, restart := range []bool{false, true} {
 		name := "lagging"
 		if restart {
 			name = "restarted"
 		}
-		t.Run(name, func(t *testing.T) {
-			c := newCatchUp(t)
-			l := c.epochOneAtHead20(t, restart)
-			c.advanceTo(t, 41)
-			self := c.w.keys[0].Public()
-			nonce := c.w.chain.Nonce(self)
-			for want := uint64(3); want <= 4; want++ { // epochs 2 and 3 caught up
-				c.d.tick(c.ctx, l)
-				if l.next != want {
-					t.Fatalf("after a tick at head 41 the next epoch is %d, want %d", l.next, want)
-				}
-			}
-			if got := c.w.chain.Nonce(self); got != nonce {
-				t.Errorf("the node sent %d transactions while catching up; want none (the reveal's window is closed)", got-nonce)
-			}
-			if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 0 {
-				t.Errorf("weights in effect: %+v, %v; want none", rows, err)
-			}
-			f := c.logs.failed()
-			if len(f) != 1 || f[0].epoch != 1 || !strings.Contains(f[0].err, "epoch 1:") || !strings.Contains(f[0].err, "chain epoch 3") {
-				t.Errorf("epochs reported failed: %+v; want epoch 1, its reveal due in chain epoch 3", f)
-			}
-			// The next epoch run, epoch 4, lists it in its report.
-			c.d.tick(c.ctx, l)
-			if r := c.reports(); len(r) != 1 || r[0].Epoch != 4 || r[0].Revealed != 0 || !slices.Equal(r[0].Unrevealed, []uint64{1}) {
-				t.Errorf("reports: %+v; want epoch 4's, listing epoch 1 unrevealed", r)
-			}
-		})
+		t.Run(name, func(t *testing.T) { f(t, restart) })
 	}
 }
 
