@@ -319,16 +319,7 @@ func TestRefusedCommitmentStillReveals(t *testing.T) {
 	if err := w.chain.Advance(tempo); err != nil {
 		t.Fatal(err)
 	}
-	other := chain.ValidatorCommitment{Height: 999}.Fields()
-	for {
-		err := w.chain.SetCommitment(ctx, w.keys[0], other)
-		if errors.Is(err, chain.ErrSpaceLimit) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	spendCommitmentSpace(t, w, w.keys[0])
 	rep, err := d.Step(ctx, 2)
 	if !errors.Is(err, chain.ErrSpaceLimit) {
 		t.Fatalf("epoch 2: %v, want the commitment refused for space", err)

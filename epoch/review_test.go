@@ -10,6 +10,7 @@ import (
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -164,17 +165,7 @@ func TestRefusedCommitmentStillMovesTheChampion(t *testing.T) {
 	if err := w.chain.Advance(tempo); err != nil {
 		t.Fatal(err)
 	}
-	// Spend the epoch's commitment space on another checkpoint.
-	other := chain.ValidatorCommitment{Height: 999}.Fields()
-	for {
-		err := w.chain.SetCommitment(ctx, w.keys[0], other)
-		if errors.Is(err, chain.ErrSpaceLimit) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	spendCommitmentSpace(t, w, w.keys[0])
 	d := w.drivers(t, w.champ)[0]
 	if _, err := d.Step(ctx, 1); !errors.Is(err, chain.ErrSpaceLimit) {
 		t.Fatalf("epoch 1: %v, want the commitment refused for space", err)
@@ -230,5 +221,21 @@ func TestNoWeightsForAUidThatChangedHands(t *testing.T) {
 	}
 	if rows, err := w2.chain.Weights(ctx); err != nil || len(rows) != 1 || rows[0].UIDs[0] != w2.uid(t, w2.con.Public()) {
 		t.Fatalf("weights without the takeover: %+v, %v", rows, err)
+	}
+}
+
+// spendCommitmentSpace spends k's commitment space for the chain's current
+// epoch on another checkpoint: its next commitment there is refused.
+func spendCommitmentSpace(t *testing.T, w *modelWorld, k *keys.Hotkey) {
+	t.Helper()
+	other := chain.ValidatorCommitment{Height: 999}.Fields()
+	for {
+		err := w.chain.SetCommitment(context.Background(), k, other)
+		if errors.Is(err, chain.ErrSpaceLimit) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
