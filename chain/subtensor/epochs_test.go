@@ -122,3 +122,32 @@ func TestScheduleTempoZero(t *testing.T) {
 		t.Fatalf("tempo 0 numbers epochs: %+v", p.Schedule())
 	}
 }
+
+// TestParamsMinAllowedWeights: Params reads the subnet's
+// MinAllowedWeights (a u16 map keyed by netuid, Identity), and the
+// runtime's default, 1024, where the subnet has none stored.
+func TestParamsMinAllowedWeights(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		stored []byte
+		want   uint16
+	}{
+		{"stored", le16(8), 8},
+		{"absent", nil, 1024},
+	} {
+		node, cl := newFakeNode(t, 3, 422, runtimeMeta(t, "Tempo"))
+		storage := map[string][]byte{string(keyNetVec("Tempo", 3)): le16(99)}
+		if c.stored != nil {
+			storage[string(keyNetVec("MinAllowedWeights", 3))] = c.stored
+		}
+		node.set(1000, storage, 0, "")
+		p, err := cl.Params(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if p.MinAllowedWeights != c.want {
+			t.Errorf("%s: min_allowed_weights %d, want %d", c.name, p.MinAllowedWeights, c.want)
+		}
+	}
+}
