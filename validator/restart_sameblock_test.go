@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/envs"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/validator"
 )
@@ -83,23 +84,15 @@ func TestRestartInTheSameBlockAfterAnAbandonedDuel(t *testing.T) {
 			}
 		}
 	}
-	v := newValidator(t, cfg)
-	n.advance(t)
-	if _, err := v.RunDuel(ctx, n.miners["Champ"], n.miners["Cont"]); !errors.Is(err, context.Canceled) {
-		t.Fatalf("stopped duel: %v", err)
-	}
-	v.Close()
-	s.Close()
-
 	// No block passes while the validator is down.
-	s = openStore(t, dir)
+	s = stopDuel(t, ctx, n, newValidator(t, cfg), s, dir)
 	defer s.Close()
 	rec := &recorder{}
 	cfg = n.config(s, rec)
 	cfg.Envs, cfg.Rule = []envs.Factory{all[0], all[1]}, shortRule()
 	hook, advanced := advanceOnce(t, n, killed.Start.Number)
 	cfg.Chain = watchedChain{Chain: n.chain, onHead: hook}
-	v = newValidator(t, cfg)
+	v := newValidator(t, cfg)
 	defer v.Close()
 	r, err := v.RunDuel(testCtx(t, 30*time.Second), n.miners["Champ"], n.miners["Cont"])
 	if err != nil {
@@ -186,20 +179,12 @@ func TestRestartInTheSameBlockResumes(t *testing.T) {
 			kill()
 		}
 	}
-	v := newValidator(t, cfg)
-	n.advance(t)
-	if _, err := v.RunDuel(ctx, n.miners["Champ"], n.miners["Cont"]); !errors.Is(err, context.Canceled) {
-		t.Fatalf("stopped duel: %v", err)
-	}
-	v.Close()
-	s.Close()
-
-	s = openStore(t, dir)
+	s = stopDuel(t, ctx, n, newValidator(t, cfg), s, dir)
 	defer s.Close()
 	rec := &recorder{}
 	cfg = n.config(s, rec)
 	cfg.Envs, cfg.Rule = fastEnvs(t), shortRule()
-	v = newValidator(t, cfg)
+	v := newValidator(t, cfg)
 	defer v.Close()
 	if _, err := v.RunDuel(testCtx(t, 30*time.Second), n.miners["Champ"], n.miners["Cont"]); err != nil {
 		t.Fatal(err)
@@ -210,4 +195,18 @@ func TestRestartInTheSameBlockResumes(t *testing.T) {
 	}
 	v.Close()
 	audit(t, s, n.key.Public(), h)
+}
+
+// stopDuel runs Champ against Cont on v from the next block until ctx is
+// cancelled (by the test's Progress hook), closes v and s, and opens the
+// store at dir again, as a restarted node does.
+func stopDuel(t *testing.T, ctx context.Context, n *testNet, v *validator.Validator, s *ledger.Store, dir string) *ledger.Store {
+	t.Helper()
+	n.advance(t)
+	if _, err := v.RunDuel(ctx, n.miners["Champ"], n.miners["Cont"]); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped duel: %v", err)
+	}
+	v.Close()
+	s.Close()
+	return openStore(t, dir)
 }
