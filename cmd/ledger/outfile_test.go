@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -25,11 +24,7 @@ import (
 func TestOutReplacesFile(t *testing.T) {
 	t.Parallel()
 	dir, _ := builtLedger(t)
-	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", verifytest.Miner(1).String(), "--json")
-	var rows []minerTranscript
-	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) == 0 {
-		t.Fatalf("transcripts: exit %d, %v: %s %s", code, err, out, errs)
-	}
+	rows := minerRows(t, dir, verifytest.Miner(1).String())
 	v := verifytest.Key(0).Public().String()
 	for _, tc := range []struct {
 		name      string

@@ -83,11 +83,7 @@ func TestVerifyProofArgs(t *testing.T) {
 func TestProofOutPaths(t *testing.T) {
 	t.Parallel()
 	dir, _ := builtLedger(t)
-	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", verifytest.Miner(1).String(), "--json")
-	var rows []minerTranscript
-	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) == 0 {
-		t.Fatalf("transcripts: exit %d, %v: %s %s", code, err, out, errs)
-	}
+	rows := minerRows(t, dir, verifytest.Miner(1).String())
 	v := verifytest.Key(0).Public().String()
 	commands := map[string][]string{
 		"prove":       {"prove", "--data", dir, "--transcript", rows[0].Transcript},

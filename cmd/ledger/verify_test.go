@@ -28,6 +28,18 @@ func ledgerRun(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// minerRows is `ledger transcripts --json` of miner in the store at dir:
+// at least one row, or the test fails.
+func minerRows(t *testing.T, dir, miner string) []minerTranscript {
+	t.Helper()
+	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", miner, "--json")
+	var rows []minerTranscript
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) == 0 {
+		t.Fatalf("transcripts: exit %d, %v: %s %s", code, err, out, errs)
+	}
+	return rows
+}
+
 // builtLedger builds a small ledger of 2 validators x 3 blocks x 4
 // transcripts with decisions, closed, and returns its directory.
 func builtLedger(t *testing.T) (string, verifytest.Spec) {
