@@ -22,14 +22,15 @@ import (
 
 // Location is where a challenge was first used in a chain, and what a
 // duel result's outcome letters are checked against (spec/verify.md, D2):
-// the reward that transcript recorded and the first 8 bytes of its duel
-// ID (enough to tell duels apart in an honest log; a forger writes the
-// duel field it likes anyway).
+// the reward that transcript recorded and its duel ID, whole: D2 holds a
+// result to the transcripts with its duel ID, and a prefix would take
+// another duel's transcripts for its own (a validator writes any duel
+// field it likes), failing a chain the spec passes.
 type Location struct {
 	Height uint64
 	Index  uint32
 	Reward int64
-	Duel   uint64
+	Duel   record.DuelID
 }
 
 // ChallengeSet remembers which challenges each validator's log put to
@@ -514,14 +515,14 @@ func (p *pending) reset() {
 }
 
 // locationBytes is a Location's size in Pebble: BE64 height, BE32 index,
-// BE64 reward, BE64 duel.
-const locationBytes = 8 + 4 + 8 + 8
+// BE64 reward, the 32-byte duel ID.
+const locationBytes = 8 + 4 + 8 + 32
 
 func encodeLocation(val []byte, l Location) {
 	binary.BigEndian.PutUint64(val, l.Height)
 	binary.BigEndian.PutUint32(val[8:], l.Index)
 	binary.BigEndian.PutUint64(val[12:], uint64(l.Reward))
-	binary.BigEndian.PutUint64(val[20:], l.Duel)
+	copy(val[20:], l.Duel[:])
 }
 
 func decodeLocation(val []byte) Location {
@@ -529,9 +530,6 @@ func decodeLocation(val []byte) Location {
 		Height: binary.BigEndian.Uint64(val),
 		Index:  binary.BigEndian.Uint32(val[8:]),
 		Reward: int64(binary.BigEndian.Uint64(val[12:])),
-		Duel:   binary.BigEndian.Uint64(val[20:]),
+		Duel:   record.DuelID(val[20:]),
 	}
 }
-
-// duelPrefix is what a Location keeps of a duel ID.
-func duelPrefix(d record.DuelID) uint64 { return binary.BigEndian.Uint64(d[:8]) }

@@ -43,7 +43,10 @@ func TestDiskSetMatchesMemSet(t *testing.T) {
 				ops = 2_000
 			}
 			for i := range ops {
-				loc := Location{Height: uint64(i), Index: uint32(rng.IntN(1 << 20)), Reward: rng.Int64N(2_000_001) - 1_000_000, Duel: rng.Uint64()}
+				loc := Location{Height: uint64(i), Index: uint32(rng.IntN(1 << 20)), Reward: rng.Int64N(2_000_001) - 1_000_000}
+				for j := range loc.Duel {
+					loc.Duel[j] = byte(rng.Uint32())
+				}
 				switch r := rng.IntN(100); {
 				case r < 10 && len(seen) > 0:
 					e := seen[rng.IntN(len(seen))]

@@ -34,7 +34,7 @@ func (vf *Verifier) duelResult(raw []byte, typ string, version uint64) error {
 	}
 	vf.rep.DuelResults++
 	v := vf.ch.v
-	d := duelPrefix(ResultDuelID(r))
+	d := ResultDuelID(r)
 	lookup := func(id challenge.ID) (duel.Pair, error) {
 		champ, okChamp, err := vf.opts.Challenges.Get(v, r.Champion.Hotkey, id)
 		if err != nil {

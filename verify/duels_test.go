@@ -93,6 +93,19 @@ func TestDuelResultsHeldToTheChainsTranscripts(t *testing.T) {
 		},
 		unbacked: true,
 	}, {
+		// The result's duel ID is all 32 bytes: a transcript whose duel
+		// differs only past the first 8 is another duel's, and the
+		// letters it would contradict prove nothing false.
+		name: "transcripts of another duel with the same first bytes",
+		blocks: func(v keys.PublicKey) []block {
+			played, claimed := play(v, duel.Win), play(v, duel.Loss)
+			for i := range played.Transcripts {
+				played.Transcripts[i].Duel[31] ^= 1
+			}
+			return []block{{played.Transcripts, [][]byte{claimed.Raw}}}
+		},
+		unbacked: true,
+	}, {
 		// Below --from the transcripts are not read: nothing to hold the
 		// letters to, and nothing proved false.
 		name: "transcripts below the audited heights",

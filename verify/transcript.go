@@ -233,7 +233,7 @@ type transcriptKeys struct {
 	challenge challenge.ID
 	miner     keys.PublicKey
 	reward    int64
-	duel      uint64 // duelPrefix of its duel ID
+	duel      record.DuelID
 	// seeded is false in format 1, which records no seed; seedAnchor is
 	// the anchor a format-2 seed names.
 	seeded     bool
@@ -265,7 +265,7 @@ func (vf *Verifier) check(b *record.Block, c cid.Cid, raw []byte, it *item, dec 
 		it.err = fmt.Errorf("names validator %s, the block's is %s", t.Validator, b.Validator)
 		return
 	}
-	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey, reward: t.Reward, duel: duelPrefix(t.Duel)}
+	it.keys = transcriptKeys{challenge: t.Challenge, miner: t.Miner.Hotkey, reward: t.Reward, duel: t.Duel}
 	if t.Seed != nil {
 		it.keys.seeded, it.keys.seedAnchor = true, t.Seed.Anchor
 	}
