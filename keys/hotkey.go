@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 
 	schnorrkel "github.com/ChainSafe/go-schnorrkel"
 	"github.com/gtank/ristretto255"
@@ -119,20 +120,38 @@ func (s *Signature) UnmarshalCBOR(data []byte) error {
 	return nil
 }
 
-// Hotkey is a secret key. Its String and GoString never print the secret.
+// Hotkey is a secret key. It prints as its address whatever the verb
+// (Format) and has no exported fields, so JSON and CBOR see an empty
+// object.
 type Hotkey struct {
+	pub PublicKey
+	// s is two pointers away from the secret: where fmt prints a Hotkey
+	// without calling its methods (one in an unexported struct field), it
+	// dereferences at most one pointer (given a verb pointers do not
+	// take, such as %s, it prints the pointee's fields with %v) and
+	// prints every pointer below that as an address.
+	s *sealed
+}
+
+// sealed only points at the secret material (see Hotkey.s).
+type sealed struct{ *secretParts }
+
+// secretParts is a hotkey's secret material. Read-only once made, except
+// the nonce pool, which is safe for concurrent use.
+type secretParts struct {
 	pair subkey.KeyPair
-	pub  PublicKey
-	// seed is the 32-byte mini secret key (what key files store).
-	seed [32]byte
-	// secret is the secret scalar, for signing without schnorrkel's
+	// seed is the 32-byte mini secret key (what key files store), when
+	// hasSeed.
+	seed    [32]byte
+	hasSeed bool
+	// scalar is the secret scalar, for signing without schnorrkel's
 	// SecretKey.Sign, which recomputes and re-encodes the public key (a
 	// base-point multiplication and an inverse square root, about half
 	// the cost of a signature) on every call. Nil for keys without a mini
-	// secret (soft-derived), which sign through pair. Read-only once set.
-	secret *ristretto255.Scalar
+	// secret (soft-derived), which sign through pair.
+	scalar *ristretto255.Scalar
 	// nonces holds a signature nonce made ahead (nonce.go), for keys with
-	// a secret.
+	// a scalar.
 	nonces noncePool
 }
 
@@ -166,12 +185,13 @@ func FromURI(uri string) (*Hotkey, error) {
 }
 
 func wrap(pair subkey.KeyPair) (*Hotkey, error) {
-	k := &Hotkey{pair: pair}
+	k := &Hotkey{s: &sealed{&secretParts{pair: pair}}}
 	copy(k.pub[:], pair.Public())
-	if s := pair.Seed(); len(s) == 32 {
-		copy(k.seed[:], s)
-		k.secret = secretScalar(k.seed, k.pub)
-		k.nonces = newNoncePool()
+	if seed := pair.Seed(); len(seed) == 32 {
+		copy(k.s.seed[:], seed)
+		k.s.hasSeed = true
+		k.s.scalar = secretScalar(k.s.seed, k.pub)
+		k.s.nonces = newNoncePool()
 	}
 	return k, nil
 }
@@ -200,16 +220,16 @@ func (k *Hotkey) Public() PublicKey { return k.pub }
 
 // Seed returns the 32-byte mini secret key, or false for a key derived with
 // a soft junction, which has no seed.
-func (k *Hotkey) Seed() ([32]byte, bool) { return k.seed, k.seed != [32]byte{} }
+func (k *Hotkey) Seed() ([32]byte, bool) { return k.s.seed, k.s.hasSeed }
 
 // Sign signs msg with the "substrate" context. sr25519 signatures are
 // randomized: signing twice gives two different valid signatures.
 func (k *Hotkey) Sign(msg []byte) (Signature, error) {
-	if k.secret != nil {
+	if k.s.scalar != nil {
 		return k.signCached(msg)
 	}
 	var sig Signature
-	raw, err := k.pair.Sign(msg)
+	raw, err := k.s.pair.Sign(msg)
 	if err != nil {
 		return sig, fmt.Errorf("sign: %w", err)
 	}
@@ -229,22 +249,28 @@ func (k *Hotkey) signCached(msg []byte) (Signature, error) {
 	t := schnorrkel.NewSigningContext([]byte("substrate"), msg)
 	t.AppendMessage([]byte("proto-name"), []byte("Schnorr-sig"))
 	t.AppendMessage([]byte("sign:pk"), k.pub[:])
-	n, err := k.nonces.take()
+	n, err := k.s.nonces.take()
 	if err != nil {
 		return sig, err
 	}
 	copy(sig[:32], n.R[:])
 	t.AppendMessage([]byte("sign:R"), sig[:32])
 	c := ristretto255.NewScalar().FromUniformBytes(t.ExtractBytes([]byte("sign:c"), 64))
-	s := ristretto255.NewScalar().Multiply(c, k.secret)
+	s := ristretto255.NewScalar().Multiply(c, k.s.scalar)
 	s.Add(s, n.r)
 	s.Encode(sig[32:32])
 	sig[63] |= 128
 	return sig, nil
 }
 
-// String prints the address only.
-func (k *Hotkey) String() string { return "hotkey " + k.pub.SS58() }
+// String returns "hotkey " and the address.
+func (k Hotkey) String() string { return "hotkey " + k.pub.SS58() }
 
-// GoString keeps %#v from printing the secret.
-func (k *Hotkey) GoString() string { return k.String() }
+// GoString keeps %#v from printing the fields.
+func (k Hotkey) GoString() string { return k.String() }
+
+// Format prints String for every verb and flag: fmt's own rendering of
+// the verbs that do not call String (%d, %o, %t, ...) would print the
+// fields. The methods are on the value so that a Hotkey printed by value
+// is covered too.
+func (k Hotkey) Format(f fmt.State, _ rune) { io.WriteString(f, k.String()) }

@@ -1,8 +1,11 @@
 package keys
 
 import (
+	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -61,12 +64,70 @@ func TestSignVerify(t *testing.T) {
 	}
 }
 
+// TestSecretsDoNotPrint prints hotkeys every way fmt, encoding/json and
+// log/slog can: by pointer and by value, with every verb, and inside
+// structs whose unexported fields fmt prints without calling methods.
+// Neither the seed nor the secret key may show, in any spelling.
 func TestSecretsDoNotPrint(t *testing.T) {
-	k, _ := FromURI("//Alice")
-	seed, _ := k.Seed()
-	for _, s := range []string{fmt.Sprint(k), fmt.Sprintf("%v %+v %#v", k, k, k)} {
-		if strings.Contains(s, hex.EncodeToString(seed[:])) || strings.Contains(s, fmt.Sprint(seed[:4])) {
-			t.Fatalf("secret printed: %s", s)
+	t.Parallel()
+	alice, err := FromURI("//Alice") // derived: go-subkey holds a *keyRing
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Generate() // generated: go-subkey holds a keyRing value
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []*Hotkey{alice, fresh} {
+		seed, _ := k.Seed()
+		expanded := k.s.scalar.Encode(nil)
+		var spellings []string
+		for _, secret := range [][]byte{seed[:4], expanded[:4]} {
+			spellings = append(spellings,
+				hex.EncodeToString(secret),
+				strings.Trim(fmt.Sprint(secret), "[]"),
+				strings.TrimPrefix(fmt.Sprintf("%#v", secret), "[]byte{"),
+				strings.Trim(fmt.Sprintf("%o", secret), "[]"),
+				string(secret))
+		}
+		type holder struct {
+			key   Hotkey
+			ptr   *Hotkey
+			iface any
+			Key   Hotkey
+			Ptr   *Hotkey
+			inner struct{ key Hotkey }
+		}
+		h := holder{key: *k, ptr: k, iface: *k, Key: *k, Ptr: k}
+		h.inner.key = *k
+		var printed []string
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%o", "%b", "%c", "%e", "%t", "%U", "%T", "%p"} {
+			for _, arg := range []any{k, *k, h, &h} {
+				printed = append(printed, fmt.Sprintf(verb, arg))
+			}
+		}
+		printed = append(printed, fmt.Sprint(k, *k, h), fmt.Sprintln(k, *k, h))
+		for _, arg := range []any{k, *k, h} {
+			b, err := json.Marshal(arg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			printed = append(printed, string(b))
+		}
+		var logged bytes.Buffer
+		slog.New(slog.NewTextHandler(&logged, nil)).Info("key", "ptr", k, "value", *k, "holder", h)
+		slog.New(slog.NewJSONHandler(&logged, nil)).Info("key", "ptr", k, "value", *k, "holder", h)
+		printed = append(printed, logged.String())
+		for _, s := range printed {
+			for _, secret := range spellings {
+				if strings.Contains(s, secret) {
+					t.Fatalf("%s: secret printed (as %q): %s", k.Public().Short(), secret, s)
+				}
+			}
+		}
+		want := "hotkey " + k.Public().SS58()
+		if got := fmt.Sprintf("%v|%+v|%#v|%d", k, *k, k, *k); got != strings.Repeat(want+"|", 3)+want {
+			t.Fatalf("a hotkey prints as %q, want its address", got)
 		}
 	}
 	if _, err := FromURI("not a valid phrase at all"); err == nil || strings.Contains(err.Error(), "phrase at all") {

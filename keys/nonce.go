@@ -68,8 +68,8 @@ func (p noncePool) fill() error {
 // while a block's fsync runs. It is a no-op for keys without a cached
 // secret, and when a prepared part is already waiting.
 func (k *Hotkey) PrepareSignature() error {
-	if k.nonces == nil {
+	if k.s.nonces == nil {
 		return nil
 	}
-	return k.nonces.fill()
+	return k.s.nonces.fill()
 }

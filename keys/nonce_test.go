@@ -15,7 +15,7 @@ func TestNoncesAreNeverReused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.secret == nil || k.nonces == nil {
+	if k.s.scalar == nil || k.s.nonces == nil {
 		t.Fatal("a generated key has no cached secret: the pool is not exercised")
 	}
 	const workers, each = 4, 200
@@ -65,7 +65,7 @@ func TestSignWithDrainedPool(t *testing.T) {
 	}
 	for round := range 3 {
 		select {
-		case <-k.nonces:
+		case <-k.s.nonces:
 		default:
 		}
 		msg := []byte{byte(round)}
@@ -77,7 +77,7 @@ func TestSignWithDrainedPool(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k.nonces <- n
+		k.s.nonces <- n
 		sig, err = k.Sign(msg)
 		if err != nil || !Verify(k.Public(), msg, sig) || [32]byte(sig[:32]) != n.R {
 			t.Fatalf("round %d: signature did not use the pooled nonce, or does not verify: %v", round, err)
