@@ -55,7 +55,8 @@ func (p PublicKey) Short() string {
 	return s[:4] + "..." + s[len(s)-4:]
 }
 
-// ParseSS58 reads an address and insists on prefix 42.
+// ParseSS58 reads an address and insists on prefix 42, in its one-byte
+// form: it accepts exactly what SS58 returns.
 func ParseSS58(s string) (PublicKey, error) {
 	var p PublicKey
 	if len(s) < 40 || len(s) > 60 {
@@ -72,6 +73,12 @@ func ParseSS58(s string) (PublicKey, error) {
 		return p, fmt.Errorf("%w: %q holds %d key bytes, want 32", ErrBadAddress, s, len(pub))
 	}
 	copy(p[:], pub)
+	// SS58's two-byte prefix form can spell 42 too (bytes 4a 80); only
+	// the one-byte form is the address (spec/signatures.md), so that an
+	// address compares as text.
+	if p.SS58() != s {
+		return PublicKey{}, fmt.Errorf("%w: %q is not in canonical form (prefix %d is one byte)", ErrBadAddress, s, SS58Prefix)
+	}
 	return p, nil
 }
 

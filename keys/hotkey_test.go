@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/mr-tron/base58"
+	subkey "github.com/vedhavyas/go-subkey/v2"
+	"golang.org/x/crypto/blake2b"
 )
 
 const aliceAddress = "5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY"
@@ -140,5 +145,36 @@ func TestParseSS58Rejects(t *testing.T) {
 		if _, err := ParseSS58(s); err == nil {
 			t.Errorf("ParseSS58(%q) accepted", s)
 		}
+	}
+}
+
+// ss58Alias spells pub's address with the two-byte form of prefix 42
+// (bytes 4a 80, which SS58's two-byte prefix decoding reads as 42) and a
+// valid checksum: a second text for the same key and network.
+func ss58Alias(pub PublicKey) string {
+	body := append([]byte{0x4a, 0x80}, pub[:]...)
+	sum := blake2b.Sum512(append([]byte("SS58PRE"), body...))
+	return base58.Encode(append(body, sum[:2]...))
+}
+
+// An address has one spelling: the two-byte prefix form of 42 names the
+// same key but is not the address, and ParseSS58 refuses it.
+func TestParseSS58RejectsTwoBytePrefix(t *testing.T) {
+	t.Parallel()
+	pub, err := ParseSS58(aliceAddress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alias := ss58Alias(pub)
+	network, decoded, err := subkey.SS58Decode(alias)
+	if err != nil || network != SS58Prefix || !bytes.Equal(decoded, pub[:]) {
+		t.Fatalf("the alias is not a checksummed prefix-42 spelling of //Alice: %d %x %v", network, decoded, err)
+	}
+	if p, err := ParseSS58(alias); !errors.Is(err, ErrBadAddress) {
+		t.Fatalf("ParseSS58(%s) = %s, %v; want ErrBadAddress", alias, p, err)
+	}
+	var p PublicKey
+	if err := p.UnmarshalText([]byte(alias)); !errors.Is(err, ErrBadAddress) {
+		t.Fatalf("UnmarshalText accepted the alias: %v", err)
 	}
 }

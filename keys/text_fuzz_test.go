@@ -13,6 +13,7 @@ func FuzzParseSS58(f *testing.F) {
 	f.Add(fixedKey(f).Public().SS58())
 	f.Add("5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY")
 	f.Add("1111111111111111111111111111111111111111111")
+	f.Add(ss58Alias(fixedKey(f).Public()))
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := ParseSS58(s)
 		if err != nil {
