@@ -127,7 +127,7 @@ func newKeysImportCmd() *cobra.Command {
   --mnemonic-file FILE  a file holding a BIP39 English mnemonic
   --uri URI             a development key such as //Alice, derived from Substrate's public
                         development phrase: anyone can sign with it, so use it only for
-                        tests and devnets
+                        tests and devnets (no ///password: that would make it a secret)
   (none of these)       a mnemonic read from standard input (not echoed on a terminal)
 
 A mnemonic is never taken as a flag value, which would keep it in the shell history.
@@ -267,11 +267,15 @@ func readLimited(r io.Reader) (string, error) {
 }
 
 // devKey derives a development key. Only URIs that start with a junction
-// are taken: they derive from the public development phrase, so no secret
-// ever sits in a flag value.
+// and hold no password are taken: they derive from the public development
+// phrase alone, so no secret ever sits in a flag value (or in the warning,
+// which quotes the URI).
 func devKey(cmd *cobra.Command, uri string) (*keys.Hotkey, error) {
 	if !strings.HasPrefix(uri, "/") {
 		return nil, usageError{"--uri takes only development keys such as //Alice; import a real mnemonic with --mnemonic-file or on standard input"}
+	}
+	if strings.Contains(uri, "///") {
+		return nil, usageError{"--uri: a password (///...) would make the key a secret, and a flag value is no place for one; --uri takes only development keys such as //Alice"}
 	}
 	k, err := keys.FromURI(uri)
 	if err != nil {

@@ -289,3 +289,24 @@ func TestKeysOutIsAFile(t *testing.T) {
 		t.Errorf("files left in %s: %v", dir, left)
 	}
 }
+
+// TestKeysImportRefusesURIPassword: a password (///...) turns a
+// development URI into a secret, which was taken as a flag value and then
+// printed in the "anyone can sign" warning. It is refused, unquoted.
+func TestKeysImportRefusesURIPassword(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "hotkey.json")
+	const password = "correct-horse-7"
+	for _, uri := range []string{"//Alice///" + password, "//validator//0///" + password, "///" + password} {
+		stdout, stderr, err := runLedger(t, "", "keys", "import", "--uri", uri, "--out", out)
+		if !usageExit(err) || !strings.Contains(err.Error(), "password") {
+			t.Fatalf("--uri %s: error %v, want an exit-2 error about the password", uri, err)
+		}
+		if strings.Contains(stdout+stderr+err.Error(), password) {
+			t.Fatalf("--uri %s: the password was printed: %q %q %v", uri, stdout, stderr, err)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("--uri %s: a key file was written", uri)
+		}
+	}
+}
