@@ -57,6 +57,9 @@ func MarshalKeyFile(k *Hotkey) ([]byte, error) {
 func ParseKeyFile(data []byte) (*Hotkey, error) {
 	fields, err := stringObject(data, []string{"type", "ss58", "public_key", "secret_seed"}, true, ErrKeyFile)
 	if err != nil {
+		if isBtcli(data) {
+			return nil, fmt.Errorf("%w (it is a btcli wallet file: import it with ledger keys import --btcli)", err)
+		}
 		return nil, err
 	}
 	for _, name := range []string{"type", "ss58", "public_key", "secret_seed"} {
@@ -86,6 +89,18 @@ func ParseKeyFile(data []byte) (*Hotkey, error) {
 		return nil, fmt.Errorf("%w: ss58 is not the address (prefix %d) of secret_seed", ErrKeyFile, SS58Prefix)
 	}
 	return k, nil
+}
+
+// isBtcli reports whether data is a JSON object with a btcli wallet
+// file's secret: a hotkey file given where a key file belongs.
+func isBtcli(data []byte) bool {
+	f, err := stringObject(data, btcliFields, false, ErrBtcliFile)
+	if err != nil {
+		return false
+	}
+	_, seed := f["secretSeed"]
+	_, phrase := f["secretPhrase"]
+	return seed || phrase
 }
 
 // strictHex32 decodes "0x" and 64 lower-case hex digits.

@@ -100,6 +100,8 @@ func malformedKeyFiles(t testing.TB) (secretHex string, cases []struct{ name, da
 		{"other public key", good(KeyType, ss58, bobPub, s), "public_key is not the public key"},
 		{"other address", good(KeyType, bob.Public().SS58(), pub, s), "ss58 is not the address"},
 		{"secret in ss58", good(KeyType, s, pub, s), "ss58 is not the address"},
+		{"btcli wallet file", `{"accountId":"` + pub + `","publicKey":"` + pub + `","secretPhrase":null,"secretSeed":"` + s + `","ss58Address":"` + ss58 + `"}`,
+			"unknown member at byte 12 (it is a btcli wallet file: import it with ledger keys import --btcli)"},
 	}
 	return secretHex, cases
 }
