@@ -60,7 +60,9 @@ func (p PublicKey) Short() string {
 func ParseSS58(s string) (PublicKey, error) {
 	var p PublicKey
 	if len(s) < 40 || len(s) > 60 {
-		return p, fmt.Errorf("%w: %q has %d characters", ErrBadAddress, s, len(s))
+		// Not quoted: a secret seed (64 or 66 hex digits) or a mnemonic
+		// pasted in the wrong place would be repeated into logs.
+		return p, fmt.Errorf("%w: %d characters, an address has 48", ErrBadAddress, len(s))
 	}
 	network, pub, err := subkey.SS58Decode(s)
 	if err != nil {

@@ -178,3 +178,24 @@ func TestParseSS58RejectsTwoBytePrefix(t *testing.T) {
 		t.Fatalf("UnmarshalText accepted the alias: %v", err)
 	}
 }
+
+// A secret pasted where an address belongs (a --validator flag, say) is not
+// repeated by the error: only text of an address's length is quoted.
+func TestParseSS58DoesNotQuoteSecrets(t *testing.T) {
+	t.Parallel()
+	k := fixedKey(t)
+	seed, _ := k.Seed()
+	seedHex := hex.EncodeToString(seed[:])
+	for _, s := range []string{"0x" + seedHex, seedHex, devPhrase, "//Alice///" + seedHex} {
+		_, err := ParseSS58(s)
+		if !errors.Is(err, ErrBadAddress) {
+			t.Fatalf("ParseSS58 accepted a secret: %v", err)
+		}
+		if msg := err.Error(); strings.Contains(msg, seedHex[:16]) || strings.Contains(msg, "curtain") {
+			t.Fatalf("error repeats the secret: %s", msg)
+		}
+	}
+	if _, err := ParseSS58(aliceAddress[:47] + "X"); err == nil || !strings.Contains(err.Error(), aliceAddress[:47]) {
+		t.Fatalf("an address-length input should be quoted: %v", err)
+	}
+}
