@@ -416,3 +416,43 @@ func TestUnjudgedRevealsAreBounded(t *testing.T) {
 		t.Errorf("epochs reported failed: %+v; want epoch 1, its reveal failing unjudged", f)
 	}
 }
+
+// lostCommitAnswer is a chain whose commits are taken but whose answer is
+// lost, as when the connection drops after sending.
+type lostCommitAnswer struct{ chain.Chain }
+
+func (l lostCommitAnswer) CommitWeights(ctx context.Context, k *keys.Hotkey, h chain.Hash) error {
+	if err := l.Chain.CommitWeights(ctx, k, h); err != nil {
+		return err
+	}
+	return errors.New("chain: connection reset by peer")
+}
+
+// TestCommitOfUnknownOutcomeIsRevealed: a commit whose call failed without
+// the chain's refusal (here the chain took it and the answer was lost) was
+// never revealed, so the chain held a commit whose weights never took
+// effect. Its reveal is now scheduled all the same, and made in its epoch;
+// the epoch still reports the commit's error.
+func TestCommitOfUnknownOutcomeIsRevealed(t *testing.T) {
+	c := newCatchUp(t)
+	c.cfg.Chain = lostCommitAnswer{c.w.chain}
+	d, err := New(c.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.advanceTo(t, 9)
+	l, err := d.start(c.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.advanceTo(t, 20)
+	d.tick(c.ctx, l) // epoch 1: its commit, in chain epoch 2, is due in chain epoch 3
+	if f := c.logs.failed(); len(f) != 1 || f[0].epoch != 1 || !strings.Contains(f[0].err, "connection reset") {
+		t.Fatalf("epochs reported failed: %+v; want epoch 1, its commit's answer lost", f)
+	}
+	c.advanceTo(t, 31)
+	d.tick(c.ctx, l)
+	if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 1 {
+		t.Fatalf("weights in effect in chain epoch 3: %+v, %v; want epoch 1's row revealed", rows, err)
+	}
+}

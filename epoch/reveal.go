@@ -38,15 +38,21 @@ const maxUnjudged = 3
 // the chain numbers them: subtensor takes a reveal by its own numbering.
 func chainEpoch(n uint64, p chain.Params) uint64 { return p.Schedule().Of(n) }
 
-// commitWeights commits r for epoch k and schedules its reveal.
+// commitWeights commits r for epoch k and schedules its reveal. A commit
+// the chain may have taken (its call failed without the chain's refusal:
+// the connection lost after sending, a block whose events do not say) is
+// scheduled too, and its error returned: revealing a commit the chain does
+// not hold costs a refusal, and not revealing one it holds costs the
+// epoch's weights.
 func (d *Driver) commitWeights(ctx context.Context, p chain.Params, k uint64, r chain.Reveal) error {
 	c := d.cfg.Chain
 	before, err := c.Head(ctx)
 	if err != nil {
 		return fmt.Errorf("read chain head: %w", err)
 	}
-	if err := c.CommitWeights(ctx, d.cfg.Key, chain.CommitHash(d.cfg.Key.Public(), p.Netuid, r)); err != nil {
-		return fmt.Errorf("commit weights: %w", err)
+	committed := c.CommitWeights(ctx, d.cfg.Key, chain.CommitHash(d.cfg.Key.Public(), p.Netuid, r))
+	if committed != nil && (chain.Refused(committed) || ctx.Err() != nil) {
+		return fmt.Errorf("commit weights: %w", committed)
 	}
 	// A head read that fails leaves the window open by one epoch: the
 	// commit was applied by now, so it lies at most one epoch past before.
@@ -59,6 +65,9 @@ func (d *Driver) commitWeights(ctx context.Context, p chain.Params, k uint64, r 
 		epoch: k, from: chainEpoch(before.Number, p) + p.RevealPeriod, to: to + p.RevealPeriod, reveal: r,
 	})
 	d.mu.Unlock()
+	if committed != nil {
+		return fmt.Errorf("commit weights (its reveal is scheduled, in case the chain took it): %w", committed)
+	}
 	return nil
 }
 
