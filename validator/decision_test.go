@@ -94,6 +94,28 @@ func TestCheckDecision(t *testing.T) {
 	if err := validator.CheckDecision(ob); err != nil {
 		t.Fatalf("a valid outcome: %v", err)
 	}
+	// A duel result or outcome of a newer version is not held to this
+	// release's format (auditors take it as opaque, spec/verify.md D2),
+	// or nodes of two releases would disagree on which blocks to store;
+	// one of this version, or of none, is.
+	for _, c := range []struct {
+		rec  map[string]any
+		want error
+	}{
+		{map[string]any{"type": duel.ResultType, "v": duel.ResultVersion + 1, "winner": "whoever"}, nil},
+		{map[string]any{"type": vtrust.OutcomeType, "v": vtrust.OutcomeVersion + 1, "verdict": "agree"}, nil},
+		{map[string]any{"type": duel.ResultType, "v": duel.ResultVersion, "winner": "whoever"}, duel.ErrMalformed},
+		{map[string]any{"type": duel.ResultType, "winner": "whoever"}, duel.ErrMalformed},
+		{map[string]any{"type": vtrust.OutcomeType, "v": vtrust.OutcomeVersion, "verdict": "agree"}, vtrust.ErrMalformed},
+	} {
+		data, err := codec.Marshal(c.rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validator.CheckDecision(data); c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+			t.Errorf("%v: %v, want %v", c.rec, err, c.want)
+		}
+	}
 	if err := validator.CheckDecision([]byte{0xff}); !errors.Is(err, record.ErrMalformed) {
 		t.Fatalf("garbage: %v", err)
 	}
@@ -160,13 +182,15 @@ func FuzzCheckDecision(f *testing.F) {
 			return
 		}
 		// Accepted without decoding as a duel result: it must not say it
-		// is one.
+		// is one of this version (or of none); a newer one is opaque.
 		var v any
 		if err := codec.Unmarshal(data, &v); err != nil {
 			t.Fatalf("accepted a record the codec refuses: %v", err)
 		}
 		if m, ok := v.(map[any]any); ok && m["type"] == duel.ResultType {
-			t.Fatal("accepted a duel record that does not decode")
+			if version, ok := m["v"].(uint64); !ok || version <= duel.ResultVersion {
+				t.Fatal("accepted a duel record of this version that does not decode")
+			}
 		}
 	})
 }
