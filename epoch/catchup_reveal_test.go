@@ -362,19 +362,27 @@ func (f *flakyReveals) RevealWeights(ctx context.Context, k *keys.Hotkey, r chai
 	return f.Chain.RevealWeights(ctx, k, r)
 }
 
+// flakyAfterEpochOne is newCatchUp's world after epochOneAtHead20, on a
+// chain whose next fails reveals fail unjudged.
+func flakyAfterEpochOne(t *testing.T, fails int) (*catchUp, *flakyReveals, *loop) {
+	t.Helper()
+	c := newCatchUp(t)
+	flaky := &flakyReveals{Chain: c.w.chain}
+	c.cfg.Chain = flaky
+	l := c.epochOneAtHead20(t, false)
+	flaky.mu.Lock()
+	flaky.fails = fails
+	flaky.mu.Unlock()
+	return c, flaky, l
+}
+
 // TestUnjudgedRevealIsSentAgain: a reveal whose call failed before the
 // chain judged it (the node's connection lost) was treated as refused, and
 // not sent again in its chain epoch, the only one it could be taken in:
 // the epoch's weights were lost to one dropped connection. It is now sent
 // again on the next tick, in the same chain epoch.
 func TestUnjudgedRevealIsSentAgain(t *testing.T) {
-	c := newCatchUp(t)
-	flaky := &flakyReveals{Chain: c.w.chain}
-	c.cfg.Chain = flaky
-	l := c.epochOneAtHead20(t, false) // epoch 1's commit is due in chain epoch 3
-	flaky.mu.Lock()
-	flaky.fails = 2
-	flaky.mu.Unlock()
+	c, _, l := flakyAfterEpochOne(t, 2) // epoch 1's commit is due in chain epoch 3
 	c.advanceTo(t, 31)
 	c.d.tick(c.ctx, l) // the reveal fails; the tick catches up on epoch 2
 	if rows, err := c.w.chain.Weights(c.ctx); err != nil || len(rows) != 0 {
@@ -395,13 +403,7 @@ func TestUnjudgedRevealIsSentAgain(t *testing.T) {
 // its chain epoch: after maxUnjudged sends it counts as refused, here in
 // the last epoch of its window, so it is dropped and reported.
 func TestUnjudgedRevealsAreBounded(t *testing.T) {
-	c := newCatchUp(t)
-	flaky := &flakyReveals{Chain: c.w.chain}
-	c.cfg.Chain = flaky
-	l := c.epochOneAtHead20(t, false) // epoch 1's commit is due in chain epoch 3
-	flaky.mu.Lock()
-	flaky.fails = 1000
-	flaky.mu.Unlock()
+	c, flaky, l := flakyAfterEpochOne(t, 1000) // epoch 1's commit is due in chain epoch 3
 	for h := uint64(31); h < 40; h++ {
 		c.advanceTo(t, h)
 		c.d.tick(c.ctx, l)

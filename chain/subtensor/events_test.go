@@ -68,6 +68,12 @@ func sampleMetadata(t testing.TB) (*metadataV14, *types.Metadata) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bothDecoders(t, raw)
+}
+
+// bothDecoders decodes raw metadata with ours and with the library's.
+func bothDecoders(t testing.TB, raw []byte) (*metadataV14, *types.Metadata) {
+	t.Helper()
 	m, err := decodeMetadataV14(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -256,16 +262,7 @@ func errorIndex(t testing.TB, name string) uint8 {
 // by both decoders.
 func subtensorMetadata(t testing.TB) (*metadataV14, *types.Metadata) {
 	t.Helper()
-	raw := encodeMetadata(t, subtensorMeta())
-	m, err := decodeMetadataV14(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lib types.Metadata
-	if err := codec.Decode(raw, &lib); err != nil {
-		t.Fatal(err)
-	}
-	return m, &lib
+	return bothDecoders(t, encodeMetadata(t, subtensorMeta()))
 }
 
 // libRecord encodes an EventRecord with go-substrate-rpc-client's types:
