@@ -12,6 +12,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -20,7 +21,7 @@ var spec = verifytest.Spec{Validators: 2, Blocks: 3, PerBlock: 4, Decisions: tru
 
 func open(t testing.TB, dir string) *ledger.Store {
 	t.Helper()
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/p2p"
 	"github.com/affine-ledger/ledger/validator"
@@ -187,6 +188,10 @@ func (d *network) startNodes() error {
 	if err != nil {
 		return fmt.Errorf("devnet: chain params: %w", err)
 	}
+	genesis, err := d.chain.BlockHash(context.Background(), 0)
+	if err != nil {
+		return fmt.Errorf("devnet: genesis hash: %w", err)
+	}
 	var peers []peer.AddrInfo
 	for i, k := range d.keys {
 		dir := ValidatorDir(d.cfg.Dir, i)
@@ -213,7 +218,7 @@ func (d *network) startNodes() error {
 			},
 		}
 		cfg := node.Config{
-			DataDir: dir, Key: k, NetUID: params.Netuid, Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
+			DataDir: dir, Key: k, NetUID: params.Netuid, Genesis: record.Hash(genesis), Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
 			Peers: append([]peer.AddrInfo(nil), peers...), Validators: pubs, Logger: log,
 			Store:    []ledger.Option{ledger.WithDecisionCheck(validator.CheckDecision)},
 			Network:  p2p.Config{Heartbeat: 200 * time.Millisecond, ReconnectInterval: 500 * time.Millisecond, StatusInterval: 2 * time.Second},

@@ -11,6 +11,7 @@ import (
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/validator"
 )
 
@@ -24,7 +25,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 	artifacts := artifactDir(t, "")
 
-	s, err := ledger.Open(t.TempDir(), ledger.WithDecisionCheck(validator.CheckDecision))
+	s, err := ledger.Open(t.TempDir(), ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // copyStore puts every block of src, with its objects, into a new store.
 func copyStore(t *testing.T, src *ledger.Store) *ledger.Store {
 	t.Helper()
-	dst, err := ledger.Open(t.TempDir())
+	dst, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

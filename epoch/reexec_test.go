@@ -7,6 +7,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 	"github.com/affine-ledger/ledger/vtrust"
 )
@@ -22,7 +23,7 @@ func buildStore(t *testing.T, validators int) (*ledger.Store, []*keys.Hotkey) {
 // reward that does not reproduce.
 func buildStoreLying(t *testing.T, validators int, rewards bool) (*ledger.Store, []*keys.Hotkey) {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ func TestAuditChecksDuelResultsAgainstTranscripts(t *testing.T) {
 		appends: func(keys.PublicKey) []appended { return []appended{{[]record.Transcript(nil), [][]byte{notDuel}}} },
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := ledger.Open(t.TempDir())
+			s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestForks stores a second block of Alice at height 0 in a store of its
@@ -16,7 +17,7 @@ import (
 // her head.
 func TestForks(t *testing.T) {
 	t.Parallel()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func TestForks(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := f.Validators[0]
-	_, raw, c, err := record.Sign(record.Header{Format: record.BlockFormat, Validator: alice.Public(), TimeMS: 1,
+	_, raw, c, err := record.Sign(record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: alice.Public(), TimeMS: 1,
 		Anchor: explorertest.Anchor(1), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, alice)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/validator"
 )
 
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	code := func() int {
-		s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision))
+		s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			panic(err)
 		}

@@ -210,7 +210,7 @@ func oneMinersTranscripts(t *testing.T, n int) []record.Transcript {
 // and serves the explorer on it until the test ends.
 func serveTranscripts(t *testing.T, trs []record.Transcript) *httptest.Server {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func TestJSNodeReceivesABlock(t *testing.T) {
 // its gossip message.
 func foreignBlock(t *testing.T, key *keys.Hotkey) []byte {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

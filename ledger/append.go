@@ -160,6 +160,12 @@ func (s *Store) register(a *Appender) error {
 	if _, busy := s.local[v]; busy {
 		return fmt.Errorf("ledger store: validator %s already has an appender", v)
 	}
+	if s.net.IsZero() {
+		return fmt.Errorf("ledger store: validator %s: %w: open the store WithNetwork to write blocks", v, ErrNoNetwork)
+	}
+	if ch, ok := s.chains[v]; ok && ch.head.Format != record.BlockFormat {
+		return fmt.Errorf("ledger store: validator %s: %w: its chain is of format-%d blocks, which name no network; it cannot be extended", v, ErrWrongNetwork, ch.head.Format)
+	}
 	s.local[v] = a
 	s.appenderList = append(s.appenderList, a)
 	go a.run()

@@ -26,7 +26,7 @@ func TestChallengeReuseAcrossFlushes(t *testing.T) {
 	// memtable, which Pebble queues for flushing as it is instead of
 	// inserting it into the memtable.
 	dir := t.TempDir()
-	s, err := ledger.Open(dir, ledger.WithPebbleOptions(&pebble.Options{MemTableSize: 256 << 10}))
+	s, err := ledger.Open(dir, ledger.WithPebbleOptions(&pebble.Options{MemTableSize: 256 << 10}), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

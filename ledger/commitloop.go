@@ -199,6 +199,7 @@ func (a *Appender) applyGroup(group []*appendReq) (sy syncing, ok bool) {
 	ch := s.chainOf(v)
 	h := record.Header{
 		Format:      record.BlockFormat,
+		Net:         s.net,
 		Validator:   v,
 		TimeMS:      s.opts.now().UnixMilli(),
 		Transcripts: make([]codec.Link, len(leaves)),

@@ -50,7 +50,7 @@ func TestCrash(t *testing.T) {
 		for _, c := range got {
 			acked[c] = true
 		}
-		s, err := ledger.Open(dir)
+		s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			t.Fatalf("round %d: reopen after SIGKILL: %v", round, err)
 		}
@@ -140,7 +140,7 @@ func TestCrashChild(t *testing.T) {
 	}
 	round, _ := strconv.Atoi(os.Getenv("LEDGER_CRASH_ROUND"))
 	k, _ := keys.FromURI("//Alice")
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		os.Exit(3)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // syncGate holds every file sync while it is shut, so that a test can keep
@@ -109,7 +110,7 @@ func TestEquivocationReportedOnceProofIsDurable(t *testing.T) {
 
 	mem := vfs.NewCrashableMem()
 	g := newSyncGate()
-	s, err := ledger.Open("db", ledger.WithPebbleOptions(&pebble.Options{FS: gateFS{noReuseFS{mem}, g}}))
+	s, err := ledger.Open("db", ledger.WithPebbleOptions(&pebble.Options{FS: gateFS{noReuseFS{mem}, g}}), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestEquivocationReportedOnceProofIsDurable(t *testing.T) {
 // holdsForkProof opens a crash clone of a store and reports whether it
 // holds the fork proof c.
 func holdsForkProof(t *testing.T, fs *vfs.MemFS, c cid.Cid) bool {
-	s, err := ledger.Open("db", ledger.WithPebbleOptions(&pebble.Options{FS: fs}))
+	s, err := ledger.Open("db", ledger.WithPebbleOptions(&pebble.Options{FS: fs}), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Errorf("open crash clone: %v", err)
 		return false

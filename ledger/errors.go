@@ -43,6 +43,13 @@ var (
 	// would then equivocate). The network layer must not blame the peer
 	// that sent it.
 	ErrLocalChain = errors.New("this node writes that chain")
+	// ErrWrongNetwork: a block, or a store, of another network than the
+	// store's (record.Network), or a block of format 1, which names none.
+	// A peer's such block is refused as ErrInvalidBlock too.
+	ErrWrongNetwork = errors.New("not of this store's network")
+	// ErrNoNetwork: an appender of a store that has no network yet
+	// (WithNetwork).
+	ErrNoNetwork = errors.New("store has no network")
 	// ErrNotFound: no such block, transcript, object or leaf.
 	ErrNotFound = errors.New("not found")
 	// ErrCorrupt: stored data disagrees with itself (a head pointer that

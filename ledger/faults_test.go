@@ -95,7 +95,7 @@ func faultWorkload(fs vfs.FS, dir string, out *lines) {
 	if err != nil {
 		panic(err)
 	}
-	s, err := ledger.Open(dir, ledger.WithPebbleOptions(faultPebble(fs)))
+	s, err := ledger.Open(dir, ledger.WithPebbleOptions(faultPebble(fs)), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		out.printf("err open: %v", err)
 		return
@@ -390,7 +390,7 @@ func checkFaultPoint(t *testing.T, v keys.PublicKey, at int64) string {
 		t.Errorf("%s: absorbed silently: nothing failed and nothing was logged", what)
 	}
 
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatalf("%s: reopen with a working file system: %v", what, err)
 	}
@@ -602,7 +602,7 @@ func TestCrashClone(t *testing.T) {
 	k := alice(t)
 	v := k.Public()
 	fs := vfs.NewCrashableMem()
-	s, err := ledger.Open("db", ledger.WithPebbleOptions(faultPebble(noReuseFS{fs})))
+	s, err := ledger.Open("db", ledger.WithPebbleOptions(faultPebble(noReuseFS{fs})), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -664,7 +664,7 @@ func TestCrashClone(t *testing.T) {
 	}
 	for i, st := range states {
 		what := fmt.Sprintf("crash state %d (%d acknowledged, %d%% of unsynced data kept, seed %d)", i, len(st.acked), st.unsynced, st.seed)
-		s, err := ledger.Open("db", ledger.WithPebbleOptions(faultPebble(st.fs)))
+		s, err := ledger.Open("db", ledger.WithPebbleOptions(faultPebble(st.fs)), ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			t.Fatalf("%s: open: %v", what, err)
 		}

@@ -19,7 +19,7 @@ func bob(t testing.TB) *keys.Hotkey   { return recordtest.Hotkey(t, "//Bob") }
 
 func open(t testing.TB, dir string) *ledger.Store {
 	t.Helper()
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ type peerBlock struct {
 // The chain does not advance until accept.
 func (p *peerChain) build(n int, edit func(*record.Header, map[cid.Cid][]byte)) peerBlock {
 	p.t.Helper()
-	h := record.Header{Format: record.BlockFormat, Validator: p.key.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(1)}
+	h := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: p.key.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(1)}
 	if p.head != nil {
 		h.Height = p.head.Height + 1
 		h.Prev = codec.LinkTo(p.cid)

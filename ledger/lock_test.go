@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 const lockChildEnv = "LEDGER_LOCK_CHILD"
@@ -33,11 +34,11 @@ func TestReadersShareAStore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second reader in this process: %v", err)
 	}
-	if _, err := ledger.Open(dir); !isLockedBy(err, os.Getpid(), false) {
+	if _, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network)); !isLockedBy(err, os.Getpid(), false) {
 		t.Fatalf("writer beside two readers: %v, want ErrLocked naming this process, reading", err)
 	}
 	r1.Close()
-	if _, err := ledger.Open(dir); !isLockedBy(err, os.Getpid(), false) {
+	if _, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network)); !isLockedBy(err, os.Getpid(), false) {
 		t.Fatalf("writer beside one reader: %v", err)
 	}
 	// The first reader's close left the second one's lock (POSIX drops all
@@ -59,7 +60,7 @@ func TestReadersShareAStore(t *testing.T) {
 		t.Fatalf("reader beside a reader in process %d: %v", pid, err)
 	}
 	r.Close()
-	if _, err := ledger.Open(dir); !isLockedBy(err, pid, false) {
+	if _, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network)); !isLockedBy(err, pid, false) {
 		t.Fatalf("writer beside a reader in process %d: %v", pid, err)
 	}
 	stop()
@@ -69,7 +70,7 @@ func TestReadersShareAStore(t *testing.T) {
 		t.Fatalf("reader beside the writer in process %d: %v", pid, err)
 	}
 	stop()
-	w, err := ledger.Open(dir)
+	w, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatalf("writer once every other holder is gone: %v", err)
 	}
@@ -220,7 +221,7 @@ func TestLockChild(t *testing.T) {
 		// dir is "store:mount", the same directory twice: a writer on
 		// one, then a reader on the other must be refused.
 		store, mnt, _ := strings.Cut(dir, ":")
-		w, err := ledger.Open(store)
+		w, err := ledger.Open(store, ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			os.Stdout.WriteString("refused: " + err.Error() + "\n")
 			return

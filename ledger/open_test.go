@@ -68,7 +68,7 @@ func TestOpenDetectsHeadMismatch(t *testing.T) {
 			if err := c.tamper(dir, v, rs); err != nil {
 				t.Fatal(err)
 			}
-			_, err := ledger.Open(dir)
+			_, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 			if !errors.Is(err, ledger.ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want ErrCorrupt mentioning %q", err, c.want)
 			}
@@ -84,7 +84,7 @@ func TestOpenDetectsHeadMismatch(t *testing.T) {
 		if err := ledgertest.Set(dir, []byte("\x00format"), []byte("affine-ledger/store/v0")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ledger.Open(dir); err == nil || !strings.Contains(err.Error(), "store/v0") {
+		if _, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network)); err == nil || !strings.Contains(err.Error(), "store/v0") {
 			t.Fatalf("got %v", err)
 		}
 	})

@@ -88,6 +88,12 @@ func (s *Store) putLocked(blk *record.Block, block []byte, c cid.Cid, ref record
 	if s.broken != nil {
 		return PutResult{}, nil, fmt.Errorf("put %s: %w", ref, s.broken)
 	}
+	// Before the height check: a block of another network at a stored
+	// height is no equivocation.
+	bind, err := s.checkNetwork(blk, c)
+	if err != nil {
+		return PutResult{}, nil, err
+	}
 	ch := s.chainOf(blk.Validator)
 	if !ch.empty && blk.Height <= ch.head.Height {
 		return s.putKnownHeight(blk, block, ref)
@@ -126,7 +132,7 @@ func (s *Store) putLocked(blk *record.Block, block []byte, c cid.Cid, ref record
 	if root := tree.Root(); root != blk.Checkpoint.Root {
 		return PutResult{}, nil, refused(blk, c, ErrBadCheckpoint, "root %s, but the log with these transcripts has root %s", blk.Checkpoint.Root, root)
 	}
-	st := &staged{blk: blk, block: encoded{block, c}, leaves: leaves, decisions: decisions, tree: tree, nodes: nodes}
+	st := &staged{blk: blk, block: encoded{block, c}, leaves: leaves, decisions: decisions, tree: tree, nodes: nodes, bind: bind}
 	f, err := s.apply(ch, st)
 	if err != nil {
 		return PutResult{}, nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 const checkpointSyncChildEnv = "LEDGER_REVIEW_CHECKPOINT_SYNC_CHILD"
@@ -48,7 +49,7 @@ func TestReviewCheckpointSyncChild(t *testing.T) {
 		t.Skip("only run by TestReviewCheckpointOnFailingDisk")
 	}
 	inj := &walSyncFailer{}
-	s, err := ledger.Open(filepath.Join(dir, "store"), ledger.WithPebbleOptions(faultPebble(faultFS(inj))))
+	s, err := ledger.Open(filepath.Join(dir, "store"), ledger.WithPebbleOptions(faultPebble(faultFS(inj))), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestReviewSymlinkedStoreSharesTheLock: a store opened through a symlink
@@ -25,7 +26,7 @@ func TestReviewSymlinkedStoreSharesTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w, err := ledger.Open(dir)
+	w, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestReviewSymlinkedStoreSharesTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if w, err := ledger.Open(link); err == nil {
+	if w, err := ledger.Open(link, ledger.WithNetwork(recordtest.Network)); err == nil {
 		w.Close()
 		t.Fatal("a writer opened the store through a symlink beside this process's reader")
 	} else if !isLockedBy(err, os.Getpid(), false) {

@@ -46,6 +46,8 @@ type Store struct {
 	// viewSeq.
 	writeMu sync.Mutex
 	chains  map[keys.PublicKey]*chain
+	// net is the store's network (network.go), zero while it has none.
+	net record.Network
 	// local maps validators to the appender writing their chain here.
 	local map[keys.PublicKey]*Appender
 	// broken is set when a write failed: Pebble may then hold state we
@@ -90,6 +92,7 @@ type options struct {
 	now           func() time.Time
 	readOnly      bool
 	onClose       func()
+	network       record.Network
 }
 
 // Option configures Open.
@@ -202,6 +205,10 @@ func open(dir string, readOnly bool, opts []Option) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
 	}
+	if err := s.loadNetwork(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
+	}
 	s.cur = s.newView()
 	s.published = make(chan struct{})
 	return s, nil
@@ -225,7 +232,7 @@ func (s *Store) checkVersion() error {
 			// never finished.
 			return fmt.Errorf("%w: an empty database without the layout version key", ErrNotStore)
 		}
-		return s.writeVersion()
+		return s.writeMeta(layout.MetaKey, []byte(layout.Version))
 	}
 	if err != nil {
 		return err
@@ -237,14 +244,15 @@ func (s *Store) checkVersion() error {
 	return nil
 }
 
-// writeVersion records the layout version in a new store. Pebble treats a
-// synchronous commit whose fsync fails as fatal (Logger.Fatalf, a panic
-// here); applying without waiting and then waiting for the sync returns
-// the error instead, so Open on a failing disk fails rather than crashes.
-func (s *Store) writeVersion() error {
+// writeMeta records a meta key (the layout version in a new store, the
+// store's network) at open. Pebble treats a synchronous commit whose fsync
+// fails as fatal (Logger.Fatalf, a panic here); applying without waiting
+// and then waiting for the sync returns the error instead, so Open on a
+// failing disk fails rather than crashes.
+func (s *Store) writeMeta(key, value []byte) error {
 	b := s.db.NewBatch()
 	defer b.Close()
-	if err := b.Set(layout.MetaKey, []byte(layout.Version), nil); err != nil {
+	if err := b.Set(key, value, nil); err != nil {
 		return err
 	}
 	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {

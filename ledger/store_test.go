@@ -284,7 +284,7 @@ func TestChallengeReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, braw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Validator: other.Validator, Anchor: recordtest.Anchor(0),
+	_, braw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: other.Validator, Anchor: recordtest.Anchor(0),
 		Transcripts: []codec.Link{codec.LinkTo(c)}, Decisions: []codec.Link{}, Checkpoint: record.CheckpointOf([]cid.Cid{c})}, bob(t))
 	if err != nil {
 		t.Fatal(err)

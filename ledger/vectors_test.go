@@ -15,6 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/internal/golden"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
 
@@ -31,11 +32,16 @@ type ledgerVectors struct {
 	Transcripts []vectorRecord `json:"transcripts"`
 	// TranscriptsV1 are the same records in format 1 (no seed), pinning
 	// the bytes of ledgers written before format 2.
-	TranscriptsV1 []vectorRecord    `json:"transcripts_v1"`
-	Decisions     []vectorRecord    `json:"decisions"`
-	Blocks        []vectorBlock     `json:"blocks"`
-	Inclusion     []vectorInclusion `json:"inclusion_proofs"`
-	Consistency   []vectorConsist   `json:"consistency_proofs"`
+	TranscriptsV1 []vectorRecord `json:"transcripts_v1"`
+	Decisions     []vectorRecord `json:"decisions"`
+	// Network is the network the blocks name.
+	Network record.Network `json:"network"`
+	Blocks  []vectorBlock  `json:"blocks"`
+	// BlocksV1 are the same chain in block format 1 (no net), pinning
+	// the bytes of ledgers written before format 2.
+	BlocksV1    []vectorBlock     `json:"blocks_v1"`
+	Inclusion   []vectorInclusion `json:"inclusion_proofs"`
+	Consistency []vectorConsist   `json:"consistency_proofs"`
 }
 
 type vectorKey struct {
@@ -128,11 +134,11 @@ func vectorTranscripts(t *testing.T, v keys.PublicKey, duel record.Duel) []recor
 func TestVectors(t *testing.T) {
 	update := os.Getenv(golden.UpdateEnv) == "1"
 	var stored ledgerVectors
-	if !update {
-		raw, err := os.ReadFile(golden.VectorPath("ledger.json"))
-		if err != nil {
-			t.Fatalf("read vectors (run `make vectors` once to create them): %v", err)
-		}
+	raw, err := os.ReadFile(golden.VectorPath("ledger.json"))
+	if err != nil && !update {
+		t.Fatalf("read vectors (run `make vectors` once to create them): %v", err)
+	}
+	if err == nil {
 		if err := json.Unmarshal(raw, &stored); err != nil {
 			t.Fatal(err)
 		}
@@ -170,64 +176,29 @@ func TestVectors(t *testing.T) {
 	decisionCID := codec.Sum(decision)
 	out.Decisions = append(out.Decisions, vectorRecord{Hex: hex.EncodeToString(decision), CID: decisionCID.String()})
 
+	net := record.Network{Genesis: sha256.Sum256([]byte("vector genesis")), Netuid: 120}
+	out.Network = net
 	headers := []record.Header{
-		{Format: record.BlockFormat, Validator: v, Height: 0, TimeMS: 1_750_000_002_000, Anchor: duel.Start,
+		{Format: record.BlockFormat, Net: net, Validator: v, Height: 0, TimeMS: 1_750_000_002_000, Anchor: duel.Start,
 			Transcripts: []codec.Link{codec.LinkTo(leaves[0]), codec.LinkTo(leaves[1])}, Decisions: []codec.Link{},
 			Checkpoint: record.CheckpointOf(leaves[:2])},
-		{Format: record.BlockFormat, Validator: v, Height: 1, TimeMS: 1_750_000_014_000, Anchor: record.Anchor{Number: 4_200_001, Hash: sha256.Sum256([]byte("vector anchor 2"))},
+		{Format: record.BlockFormat, Net: net, Validator: v, Height: 1, TimeMS: 1_750_000_014_000, Anchor: record.Anchor{Number: 4_200_001, Hash: sha256.Sum256([]byte("vector anchor 2"))},
 			Transcripts: []codec.Link{codec.LinkTo(leaves[2])}, Decisions: []codec.Link{codec.LinkTo(decisionCID)},
 			Checkpoint: record.CheckpointOf(leaves)},
 	}
 	var blocksRaw [][]byte
-	var prev cid.Cid
-	for i, h := range headers {
-		if i > 0 {
-			h.Prev = codec.LinkTo(prev)
-		}
-		msg, err := h.SigningBytes()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var blk *record.Block
-		if update {
-			if blk, _, _, err = record.Sign(h, k); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			if len(stored.Blocks) != len(headers) {
-				t.Fatalf("vector file has %d blocks, want %d", len(stored.Blocks), len(headers))
-			}
-			var sig keys.Signature
-			if b, err := hex.DecodeString(stored.Blocks[i].Signature); err != nil || len(b) != len(sig) {
-				t.Fatalf("block %d: stored signature is not 64 hex bytes", i)
-			} else {
-				copy(sig[:], b)
-			}
-			if !keys.Verify(v, msg, sig) {
-				t.Fatalf("block %d: stored signature does not verify over the signing message this code derives", i)
-			}
-			blk = &record.Block{Header: h, Signature: sig}
-		}
-		raw, c, err := codec.Encode(blk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := record.DecodeBlock(raw)
-		if err != nil || back.VerifySignature() != nil {
-			t.Fatalf("block %d does not decode and verify: %v", i, err)
-		}
-		headerRaw, _ := codec.Marshal(&h)
-		out.Blocks = append(out.Blocks, vectorBlock{
-			Header: h, HeaderHex: hex.EncodeToString(headerRaw), SigningMessage: hex.EncodeToString(msg),
-			Signature: hex.EncodeToString(blk.Signature[:]), Hex: hex.EncodeToString(raw), CID: c.String(), Checkpoint: h.Checkpoint,
-		})
-		blocksRaw = append(blocksRaw, raw)
-		prev = c
+	out.Blocks, blocksRaw = vectorChain(t, k, headers, stored.Blocks, update)
+	for i := range headers {
+		headers[i].Format, headers[i].Net = record.BlockFormatV1, record.Network{}
 	}
+	out.BlocksV1, _ = vectorChain(t, k, headers, stored.BlocksV1, update)
 
 	// The blocks are a valid chain: a store accepts them from a peer and
 	// computes the proofs from what it stored.
-	s := open(t, t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(net))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	objs := map[cid.Cid][]byte{decisionCID: decision}
 	for i, tr := range out.Transcripts {
@@ -277,6 +248,62 @@ func TestVectors(t *testing.T) {
 			t.Fatalf("transcript %d does not re-encode to its vector bytes", i)
 		}
 	}
+}
+
+// vectorChain signs headers as a chain (each links the one before) with
+// the signatures of stored where they verify: a vector's signature, which
+// is randomized, changes only with the bytes it signs. Without update every
+// stored signature must verify.
+func vectorChain(t *testing.T, k *keys.Hotkey, headers []record.Header, stored []vectorBlock, update bool) ([]vectorBlock, [][]byte) {
+	t.Helper()
+	var out []vectorBlock
+	var raws [][]byte
+	var prev cid.Cid
+	for i, h := range headers {
+		if i > 0 {
+			h.Prev = codec.LinkTo(prev)
+		}
+		msg, err := h.SigningBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sig keys.Signature
+		if i < len(stored) {
+			if b, err := hex.DecodeString(stored[i].Signature); err == nil && len(b) == len(sig) {
+				copy(sig[:], b)
+			}
+		}
+		if !keys.Verify(k.Public(), msg, sig) {
+			if !update {
+				t.Fatalf("format %d block %d: no stored signature verifies over the signing message this code derives", h.Format, i)
+			}
+			blk, _, _, err := record.Sign(h, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig = blk.Signature
+		}
+		blk := &record.Block{Header: h, Signature: sig}
+		raw, c, err := blk.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := record.DecodeBlock(raw)
+		if err != nil || back.VerifySignature() != nil || back.Format != h.Format {
+			t.Fatalf("format %d block %d does not decode and verify: %v", h.Format, i, err)
+		}
+		headerRaw, _ := codec.Marshal(&h)
+		if h.Format == record.BlockFormatV1 {
+			headerRaw = msg[len(record.BlockDomainV1)+1:]
+		}
+		out = append(out, vectorBlock{
+			Header: h, HeaderHex: hex.EncodeToString(headerRaw), SigningMessage: hex.EncodeToString(msg),
+			Signature: hex.EncodeToString(sig[:]), Hex: hex.EncodeToString(raw), CID: c.String(), Checkpoint: h.Checkpoint,
+		})
+		raws = append(raws, raw)
+		prev = c
+	}
+	return out, raws
 }
 
 func hexes(p [][]byte) []string {

@@ -50,6 +50,8 @@ type staged struct {
 	// tree is the log after the block; nodes the Merkle nodes it added.
 	tree  *record.Tree
 	nodes []record.Node
+	// bind records the block's network as the store's, which had none.
+	bind bool
 }
 
 // extend appends leaves to a clone of parent, recording the new nodes.
@@ -93,12 +95,15 @@ func (s *Store) apply(ch *chain, st *staged) (*inflight, error) {
 	for _, d := range st.decisions {
 		size += len(d.raw) + 64
 	}
-	kvs := make([]keyValue, 0, 3+5*len(st.leaves)+len(st.decisions)+len(st.nodes))
+	kvs := make([]keyValue, 0, 4+5*len(st.leaves)+len(st.decisions)+len(st.nodes))
 	set := func(k, val []byte) { kvs = append(kvs, keyValue{k, val}) }
 	cb := st.block.cid.Bytes()
 	set(layout.ObjectKey(cb), st.block.raw)
 	set(layout.BlockKey(v, st.blk.Height), cb)
 	set(layout.HeadKey(v), cb)
+	if st.bind {
+		set(layout.NetworkKey, encodeNetwork(st.blk.Net))
+	}
 	first := st.blk.Checkpoint.Size - uint64(len(st.leaves))
 	for i, l := range st.leaves {
 		leaf := first + uint64(i)
@@ -146,6 +151,9 @@ func (s *Store) apply(ch *chain, st *staged) (*inflight, error) {
 	ch.tree = st.tree
 	ch.empty = false
 	s.chains[v] = ch
+	if st.bind {
+		s.net = st.blk.Net
+	}
 	return f, nil
 }
 

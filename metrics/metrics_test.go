@@ -162,7 +162,7 @@ func TestNilMetrics(t *testing.T) {
 // loopback.
 func TestStoreCollectorAndHandler(t *testing.T) {
 	t.Parallel()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

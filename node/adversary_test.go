@@ -63,11 +63,11 @@ func newHostile(t *testing.T, ctx context.Context, maxRPC int) (*rogue, *pubsub.
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := ps.Join(wire.BlocksTopic(0))
+	blocks, err := ps.Join(wire.BlocksTopic(recordtest.Network.Netuid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	forks, err := ps.Join(wire.ForksTopic(0))
+	forks, err := ps.Join(wire.ForksTopic(recordtest.Network.Netuid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestAdversaryGossip(t *testing.T) {
 		r.h.SetStreamHandler(wire.SyncProtocol, respond(func(req *wire.Request) *wire.Response {
 			switch {
 			case req.Status != nil:
-				return &wire.Response{Status: &wire.Status{Heads: []wire.Head{}, Forks: []codec.Link{}}}
+				return &wire.Response{Status: &wire.Status{NetUID: uint64(recordtest.Network.Netuid), Heads: []wire.Head{}, Forks: []codec.Link{}}}
 			case req.Blocks != nil:
 				return &wire.Response{Blocks: &wire.BlocksResponse{Blocks: [][]byte{}, Objects: [][]byte{}}}
 			default:

@@ -115,7 +115,7 @@ func BenchmarkBackfill(b *testing.B) {
 
 	// The source node's data directory, written through appenders.
 	src := b.TempDir()
-	store, err := ledger.Open(node.StoreDir(src))
+	store, err := ledger.Open(node.StoreDir(src), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func BenchmarkBackfill(b *testing.B) {
 			b.Fatal(err)
 		}
 		exportDur += time.Since(t0)
-		dst, err := ledger.Open(b.TempDir())
+		dst, err := ledger.Open(b.TempDir(), ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p"
@@ -275,7 +276,7 @@ func (ch *crashChild) kill() []childAck {
 // It returns the height of the stored head.
 func checkCrashedStore(t *testing.T, c *nodetest.Cluster, i int, v keys.PublicKey, acked []childAck) uint64 {
 	t.Helper()
-	s, err := ledger.Open(node.StoreDir(c.Configs[i].DataDir))
+	s, err := ledger.Open(node.StoreDir(c.Configs[i].DataDir), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatalf("reopen the killed node's store: %v", err)
 	}
@@ -340,6 +341,7 @@ func TestCrashNodeChild(t *testing.T) {
 	}
 	n, err := node.Start(node.Config{
 		DataDir: dir, Listen: []ma.Multiaddr{listen}, Peers: []peer.AddrInfo{*p},
+		NetUID: recordtest.Network.Netuid, Genesis: recordtest.Network.Genesis,
 		Validators: []keys.PublicKey{v}, Logger: nodetest.Quiet(), StatusEvery: time.Hour,
 		Network: p2p.Config{Heartbeat: 100 * time.Millisecond, ReconnectInterval: 200 * time.Millisecond, StatusInterval: time.Hour},
 	})

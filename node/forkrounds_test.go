@@ -9,6 +9,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/p2p/wire"
@@ -29,7 +30,7 @@ func TestKnownForkIsNotRefetched(t *testing.T) {
 	// Two chains of Eve, different from height 0: node 0 stores two
 	// blocks of one, node 1 three of the other, before they start.
 	for i, chain := range [][][]byte{foreignChain(t, eve, 0, 2, 1), foreignChain(t, eve, 1000, 3, 1)} {
-		s, err := ledger.Open(node.StoreDir(c.Configs[i].DataDir))
+		s, err := ledger.Open(node.StoreDir(c.Configs[i].DataDir), ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			t.Fatal(err)
 		}

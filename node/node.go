@@ -59,7 +59,13 @@ type Config struct {
 	// replicates and verifies but appends nothing.
 	Key    *keys.Hotkey
 	NetUID uint16
-	Listen []ma.Multiaddr
+	// Genesis is the hash of the public chain's genesis block. With
+	// NetUID it names the network the store is bound to
+	// (ledger.WithNetwork). Zero leaves the store's recorded network, or,
+	// in a store that has none, the first block it takes binds it; only an
+	// observer may leave it zero.
+	Genesis record.Hash
+	Listen  []ma.Multiaddr
 	// Peers are static peers (multiaddresses ending in /p2p/<id>).
 	Peers []peer.AddrInfo
 	// Validators whose blocks are accepted; empty accepts every validly
@@ -146,9 +152,18 @@ func Start(cfg Config) (_ *Node, err error) {
 	if cfg.Pebble != nil {
 		opts = append(opts, ledger.WithPebbleOptions(cfg.Pebble))
 	}
+	if cfg.Genesis != (record.Hash{}) {
+		opts = append(opts, ledger.WithNetwork(record.Network{Genesis: cfg.Genesis, Netuid: cfg.NetUID}))
+	} else if cfg.Key != nil {
+		return nil, errors.New("node: a validator needs its network's genesis hash (Config.Genesis)")
+	}
 	store, err := ledger.Open(StoreDir(cfg.DataDir), opts...)
 	if err != nil {
 		return nil, err
+	}
+	if net := store.Network(); !net.IsZero() && net.Netuid != cfg.NetUID {
+		store.Close()
+		return nil, fmt.Errorf("node: the store in %s is of %s, not of netuid %d", cfg.DataDir, net, cfg.NetUID)
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.New()

@@ -52,7 +52,7 @@ func newRogue(t *testing.T, ctx context.Context) *rogue {
 	if err != nil {
 		t.Fatal(err)
 	}
-	topic, err := ps.Join(wire.BlocksTopic(0))
+	topic, err := ps.Join(wire.BlocksTopic(recordtest.Network.Netuid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func (r *rogue) publish(t *testing.T, ctx context.Context, data []byte) {
 // block's gossip message, with its objects.
 func foreignChain(t *testing.T, key *keys.Hotkey, first uint64, blocks, per int) [][]byte {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestMaliciousSyncPeerIsBanned(t *testing.T) {
 		var resp wire.Response
 		switch {
 		case req.Status != nil:
-			resp.Status = &wire.Status{Heads: []wire.Head{{Validator: v.Public(), Height: blk.Height, CID: codec.LinkTo(codec.Sum(m.Block))}}, Forks: []codec.Link{}}
+			resp.Status = &wire.Status{NetUID: uint64(recordtest.Network.Netuid), Heads: []wire.Head{{Validator: v.Public(), Height: blk.Height, CID: codec.LinkTo(codec.Sum(m.Block))}}, Forks: []codec.Link{}}
 		case req.Blocks != nil:
 			resp.Blocks = &wire.BlocksResponse{Blocks: [][]byte{m.Block}, Objects: [][]byte{tampered, m.Objects[1]}}
 		default:

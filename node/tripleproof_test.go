@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
@@ -38,7 +39,7 @@ func TestRelayedForkProofIsServed(t *testing.T) {
 	}
 
 	r := newRogue(t, ctx)
-	forks, err := r.ps.Join(wire.ForksTopic(0))
+	forks, err := r.ps.Join(wire.ForksTopic(recordtest.Network.Netuid))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestBackfillsHoldAtMostTheirMemory: four chains of blocks with 2 MiB of
@@ -61,7 +62,7 @@ func TestBackfillsHoldAtMostTheirMemory(t *testing.T) {
 // manyChains is a store holding a chain of each of n validators.
 func manyChains(t *testing.T, n, blocks, per, pad int) (*ledger.Store, []keys.PublicKey) {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestStallingClaimantDoesNotHoldEveryBackfill(t *testing.T) {
 	t.Parallel()
 	const chains, blocks = 2 * maxBackfills, 3
 	var vs []keys.PublicKey
-	honestStore, err := ledger.Open(t.TempDir())
+	honestStore, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

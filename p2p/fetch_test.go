@@ -15,6 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -125,7 +126,7 @@ func TestFetchBlocksKeepsToItsBudget(t *testing.T) {
 // both close with the test.
 func quietNetwork(t *testing.T, tune ...func(*Config)) (*Network, *ledger.Store) {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

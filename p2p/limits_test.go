@@ -18,6 +18,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -213,7 +214,7 @@ func TestPeerTableForgetsDisconnectedPeers(t *testing.T) {
 }
 
 func TestPendingForkProofsAreBounded(t *testing.T) {
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

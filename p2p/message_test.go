@@ -21,7 +21,7 @@ import (
 // for key in a fresh store and returns the store.
 func testChain(t testing.TB, key *keys.Hotkey, blocks, per, pad int) *ledger.Store {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

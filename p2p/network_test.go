@@ -27,12 +27,12 @@ func TestTwoNodesOverQUIC(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	alice, _ := keys.FromURI("//Alice")
-	storeA, err := ledger.Open(t.TempDir())
+	storeA, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer storeA.Close()
-	storeB, err := ledger.Open(t.TempDir())
+	storeB, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

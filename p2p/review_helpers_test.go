@@ -19,6 +19,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -154,7 +155,7 @@ func hostileTopic(t *testing.T, ctx context.Context, h host.Host, n *Network) *p
 // startFresh starts a network on a new, empty store.
 func startFresh(t *testing.T, tune ...func(*Config)) *Network {
 	t.Helper()
-	store, err := ledger.Open(t.TempDir())
+	store, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -22,7 +23,7 @@ import (
 // connected to it, to speak the sync protocol by hand.
 func served(t *testing.T, cfg Config) (*Network, host.Host) {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir())
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

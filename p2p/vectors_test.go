@@ -143,7 +143,7 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 	ts := []record.Transcript{recordtest.Transcript(hot.Public(), 0, 0), recordtest.Transcript(hot.Public(), 1, 0)}
 	var objects [][]byte
 	var tcids []cid.Cid
-	hdr := record.Header{Format: record.BlockFormat, Validator: hot.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(1)}
+	hdr := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: hot.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(1)}
 	for _, tr := range ts {
 		raw, c, err := tr.Encode()
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/validator"
 	"github.com/affine-ledger/ledger/vtrust"
 )
@@ -138,7 +139,7 @@ func TestStoreRefusesBadDuelResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := record.Header{
-		Format: record.BlockFormat, Validator: k.Public(), TimeMS: 1,
+		Format: record.BlockFormat, Net: recordtest.Network, Validator: k.Public(), TimeMS: 1,
 		Transcripts: []codec.Link{}, Decisions: []codec.Link{codec.LinkTo(codec.Sum(bad))},
 		Checkpoint: record.CheckpointOf(nil),
 	}

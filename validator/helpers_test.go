@@ -17,6 +17,7 @@ import (
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/miner"
 	"github.com/affine-ledger/ledger/miner/minertest"
 	"github.com/affine-ledger/ledger/validator"
@@ -150,7 +151,7 @@ func (n *testNet) autoAdvance(t testing.TB, d time.Duration) {
 
 func openStore(t testing.TB, dir string) *ledger.Store {
 	t.Helper()
-	s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision))
+	s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func benchStore(b *testing.B, n int, spec verifytest.Spec) string {
 	dir := filepath.Join(root, fmt.Sprintf("store-%d-%d-prose", n, spec.Pad))
 	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
 		os.RemoveAll(dir)
-		s, err := ledger.Open(dir)
+		s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func BenchmarkVerify(b *testing.B) {
 }
 
 func benchVerifyCAR(b *testing.B, dir string) {
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func BenchmarkProofVerify(b *testing.B) {
 	var cp record.Checkpoint
 	cp.Size = size
 	copy(cp.Root[:], root)
-	_, blockRaw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Validator: k.Public(), Height: 1, Prev: codec.LinkTo(codec.Sum([]byte("parent"))),
+	_, blockRaw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: k.Public(), Height: 1, Prev: codec.LinkTo(codec.Sum([]byte("parent"))),
 		TimeMS: 1, Anchor: recordtest.Anchor(1), Checkpoint: cp}, k)
 	if err != nil {
 		b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -38,7 +39,7 @@ func mult8Chain(t testing.TB, blocks, perBlock int) (string, keys.PublicKey) {
 
 func open(t testing.TB, dir string) *ledger.Store {
 	t.Helper()
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

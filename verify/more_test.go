@@ -101,7 +101,7 @@ func TestDuplicateChallenge(t *testing.T) {
 		}
 		objs[c] = raw
 		leaves = append(leaves, c)
-		hd := record.Header{Format: record.BlockFormat, Validator: v, Height: uint64(h), TimeMS: 1, Anchor: a,
+		hd := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: v, Height: uint64(h), TimeMS: 1, Anchor: a,
 			Transcripts: []codec.Link{codec.LinkTo(c)}, Checkpoint: record.CheckpointOf(leaves)}
 		if h > 0 {
 			hd.Prev = codec.LinkTo(prev)

@@ -30,7 +30,7 @@ func TestBlockOverObjectBytesFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := map[cid.Cid][]byte{c: raw}
-	hd := record.Header{Format: record.BlockFormat, Validator: v, TimeMS: 1, Anchor: recordtest.Anchor(1),
+	hd := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: v, TimeMS: 1, Anchor: recordtest.Anchor(1),
 		Transcripts: []codec.Link{codec.LinkTo(c)}, Checkpoint: record.CheckpointOf([]cid.Cid{c})}
 	for i := 0; i <= record.MaxBlockObjectBytes/record.MaxDecisionBytes; i++ {
 		pad := make([]byte, record.MaxDecisionBytes-64)

@@ -8,6 +8,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -24,7 +25,7 @@ func TestFromHeightParentIsTheChainsBlock(t *testing.T) {
 	k := ks[0]
 	v := k.Public()
 	b1, _ := stored(t, dir, k, 1)
-	hd := record.Header{Format: record.BlockFormat, Validator: v, Height: 3, Prev: codec.LinkTo(b1.CID),
+	hd := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: v, Height: 3, Prev: codec.LinkTo(b1.CID),
 		TimeMS: b1.TimeMS, Anchor: b1.Anchor, Checkpoint: b1.Checkpoint}
 	_, raw, c3, err := record.Sign(hd, k)
 	if err != nil {

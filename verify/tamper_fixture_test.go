@@ -22,6 +22,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -167,7 +168,7 @@ func buildAt(t testing.TB, spec verifytest.Spec) (string, []*keys.Hotkey) {
 	t.Helper()
 	dir := t.TempDir()
 	var tick atomic.Int64
-	s, err := ledger.Open(dir, ledger.WithClock(func() time.Time { return time.UnixMilli(1_700_000_000_000 + tick.Add(1000)) }))
+	s, err := ledger.Open(dir, ledger.WithClock(func() time.Time { return time.UnixMilli(1_700_000_000_000 + tick.Add(1000)) }), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,6 +213,9 @@ func (fx *tamperFixture) expectObject(v verdict, c cid.Cid) (string, error) {
 // layout version) is refused naming the validator; a height index below
 // the head fails the chain at that height.
 func (fx *tamperFixture) expectKey(v verdict, key string) (string, error) {
+	if key == "\x00network" {
+		return expectRefused(v, "network")
+	}
 	if key[0] == 0 {
 		return expectRefused(v, "layout")
 	}

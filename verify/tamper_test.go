@@ -123,7 +123,9 @@ var blockFields = []struct {
 	name string
 	edit func(*record.Block)
 }{
-	{"v", func(b *record.Block) { b.Format = 2 }},
+	{"v", func(b *record.Block) { b.Format = 3 }},
+	{"net.genesis", func(b *record.Block) { b.Net.Genesis[0] ^= 1 }},
+	{"net.netuid", func(b *record.Block) { b.Net.Netuid++ }},
 	{"validator", func(b *record.Block) { b.Validator[0] ^= 1 }},
 	{"height", func(b *record.Block) { b.Height = 7 }},
 	{"prev", func(b *record.Block) { b.Prev = codec.LinkTo(codec.Sum([]byte("x"))) }},

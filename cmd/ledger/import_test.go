@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 )
 
@@ -26,7 +27,7 @@ func TestImportIntoNodeDataDir(t *testing.T) {
 		t.Fatalf("export: %d %s %s", code, out, errs)
 	}
 	data := t.TempDir() // a node's data directory, its store in store/
-	s, err := ledger.Open(node.StoreDir(data))
+	s, err := ledger.Open(node.StoreDir(data), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestImportIntoNodeDataDir(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(data, "MANIFEST-*")); len(m) > 0 {
 		t.Errorf("import made a second store in the data directory itself, beside %s", node.StoreDir(data))
 	}
-	s, err = ledger.Open(node.StoreDir(data))
+	s, err = ledger.Open(node.StoreDir(data), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestImportIntoNodeDataDir(t *testing.T) {
 func TestNewStoreDir(t *testing.T) {
 	t.Parallel()
 	mkStore := func(t *testing.T, dir string) {
-		s, err := ledger.Open(dir)
+		s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -69,7 +70,7 @@ func TestReadOnlyCommandsReadARunningNode(t *testing.T) {
 func TestLockedStoreIsUnreadableInput(t *testing.T) {
 	t.Parallel()
 	dir, _ := builtLedger(t)
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

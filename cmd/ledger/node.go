@@ -21,6 +21,7 @@ import (
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/p2p"
 	"github.com/affine-ledger/ledger/validator"
@@ -156,11 +157,11 @@ func checkNodeFlags(cmd *cobra.Command, dataDir, statusAddr string, pprof bool, 
 
 func newNodeCmd() *cobra.Command {
 	var (
-		dataDir, keyFile, statusAddr, chainSpec, chutesKey string
-		listen, peers, validators                          []string
-		netuid                                             uint16
-		mdns, evaluate, epochs, pprof, privateEndpoints    bool
-		minerTimeout                                       time.Duration
+		dataDir, keyFile, statusAddr, chainSpec, chutesKey, genesis string
+		listen, peers, validators                                   []string
+		netuid                                                      uint16
+		mdns, evaluate, epochs, pprof, privateEndpoints             bool
+		minerTimeout                                                time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "node",
@@ -187,7 +188,10 @@ two halves off. Miners that committed a chute are asked through Chutes with
 
 The node joins the ledger of --chain's subnet (its gossip topics are per subnet);
 without --chain, that of --netuid (default 0). A --netuid other than the chain's
-is refused.
+is refused. Its store is bound to that network: the subnet and the chain's
+genesis hash, which every block names (spec/ledger.md), so that a hotkey's blocks
+on another subnet or chain are never taken for this one's. Without --chain, give
+--genesis; an observer without it takes the network of the first block it stores.
 
 --status serves /status, /metrics, /healthz and the web explorer of "ledger
 serve" on a loopback address.
@@ -235,6 +239,14 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 				}
 				cfg.Validators = append(cfg.Validators, v)
 			}
+			if genesis != "" {
+				if err := cfg.Genesis.UnmarshalText([]byte(genesis)); err != nil {
+					return usageError{msg: fmt.Sprintf("--genesis: %v", err)}
+				}
+			}
+			if cfg.Key != nil && chainSpec == "" && genesis == "" {
+				return usageError{msg: "--key without --chain needs --genesis: the genesis hash of the chain whose subnet this validator's blocks are for"}
+			}
 			var c chain.Chain
 			if chainSpec != "" {
 				var err error
@@ -246,6 +258,14 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 					return err
 				}
 				cfg.NetUID = netuid
+				g, err := c.BlockHash(cmd.Context(), 0)
+				if err != nil {
+					return fmt.Errorf("--chain: read the genesis hash: %w", err)
+				}
+				if genesis != "" && cfg.Genesis != record.Hash(g) {
+					return usageError{fmt.Sprintf("--genesis %s contradicts --chain, whose genesis hash is %s (leave --genesis out with --chain)", genesis, g)}
+				}
+				cfg.Genesis = record.Hash(g)
 				if len(cfg.Validators) == 0 {
 					if err := chainValidators(cmd.Context(), &cfg, c); err != nil {
 						return err
@@ -298,6 +318,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 	f.StringArrayVar(&listen, "listen", []string{"/ip4/0.0.0.0/tcp/4001", "/ip4/0.0.0.0/udp/4001/quic-v1"}, "multiaddress to listen on (repeatable)")
 	f.StringArrayVar(&peers, "peer", nil, "static peer, /ip4/.../tcp/.../p2p/<peer ID> (repeatable)")
 	f.StringArrayVar(&validators, "validator", nil, "SS58 address of a validator whose blocks to accept (repeatable; default: the hotkeys registered on --chain's subnet, or all without --chain)")
+	f.StringVar(&genesis, "genesis", "", "genesis hash of the public chain (64 hex characters); with --chain, read from the chain")
 	f.Uint16Var(&netuid, "netuid", 0, "subnet whose ledger to join (gossip topics are per subnet); with --chain, the chain's subnet")
 	f.BoolVar(&mdns, "mdns", false, "also find peers on the local network by mDNS")
 	f.StringVar(&statusAddr, "status", "", "serve GET /status and /metrics on this loopback address (e.g. 127.0.0.1:8080)")

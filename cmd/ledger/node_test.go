@@ -16,6 +16,7 @@ import (
 	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 )
 
@@ -60,7 +61,7 @@ func TestNodeAndPeersCommands(t *testing.T) {
 	valData, obsData := filepath.Join(dir, "validator"), filepath.Join(dir, "observer")
 
 	var valOut, obsOut syncbuf.Buffer
-	valDone := startNode(nodeCtx, &valOut, "--data", valData, "--key", keyFile, "--listen", "/ip4/127.0.0.1/tcp/0", "--validator", aliceAddress, "--log-level", "warn")
+	valDone := startNode(nodeCtx, &valOut, "--data", valData, "--key", keyFile, "--genesis", strings.Repeat("ab", 32), "--listen", "/ip4/127.0.0.1/tcp/0", "--validator", aliceAddress, "--log-level", "warn")
 	id := waitFor(t, ctx, &valOut, regexp.MustCompile(`node (\S+) \(validator `+aliceAddress+`\)`))
 	addr := waitFor(t, ctx, &valOut, regexp.MustCompile(`listening on (\S+)`))
 	obsDone := startNode(nodeCtx, &obsOut, "--data", obsData, "--listen", "/ip4/127.0.0.1/tcp/0", "--peer", addr, "--status", "127.0.0.1:0", "--log-level", "warn")
@@ -215,6 +216,10 @@ func TestNodeRefusesBadInputBeforeStarting(t *testing.T) {
 	before := ledgertest.DirHashes(t, store)
 	fresh := filepath.Join(t.TempDir(), "node")
 	listen := []string{"--listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "error"}
+	keyFile := filepath.Join(t.TempDir(), "hotkey.json")
+	if err := keys.WriteKeyFile(keyFile, recordtest.Hotkey(t, "//Alice"), false); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -226,6 +231,9 @@ func TestNodeRefusesBadInputBeforeStarting(t *testing.T) {
 		{[]string{"--data", fresh, "--chutes-api-key", "k"}, "--chutes-api-key applies to a validator's node"},
 		{[]string{"--data", fresh, "--chain", "local", "--evaluate=false"}, "--evaluate applies to a validator's node"},
 		{[]string{"--data", fresh, "--private-endpoints"}, "--private-endpoints applies to a validator's node"},
+		{[]string{"--data", fresh, "--genesis", "abc"}, "--genesis: hash: want 64 hex characters"},
+		{[]string{"--data", fresh, "--key", keyFile}, "--key without --chain needs --genesis"},
+		{[]string{"--data", fresh, "--chain", "local", "--genesis", strings.Repeat("00", 32)}, "contradicts --chain, whose genesis hash is"},
 	} {
 		code, out := runStopped(t, append(append([]string{"node"}, tc.args...), listen...)...)
 		if code != exitUsage || !strings.Contains(out, tc.want) {

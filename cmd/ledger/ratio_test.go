@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/validator"
 )
 
@@ -60,7 +61,7 @@ func ratioResult(t *testing.T, champion, contender byte, start uint64, ratio uin
 func ratioStore(t *testing.T, results ...[]byte) (dir string, v keys.PublicKey) {
 	t.Helper()
 	dir = t.TempDir()
-	s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision))
+	s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestRatioShowNodeDataDir(t *testing.T) {
 func TestRatioShowEmptyStore(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "store")
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,13 +17,14 @@ import (
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestServe runs `ledger serve` on a node-style data directory (the store
 // in store/), reads the API over loopback, and stops it with its context.
 func TestServe(t *testing.T) {
 	dir := t.TempDir()
-	s, err := ledger.Open(filepath.Join(dir, "store"))
+	s, err := ledger.Open(filepath.Join(dir, "store"), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestServe(t *testing.T) {
 	addr := waitFor(t, ctx, &out, regexp.MustCompile(`explorer at http://(\S+)/`))
 	// What serve reads cannot change while it serves: no writer opens the
 	// store beside it (so serve has no --refresh).
-	if w, err := ledger.Open(filepath.Join(dir, "store")); !errors.Is(err, ledger.ErrLocked) {
+	if w, err := ledger.Open(filepath.Join(dir, "store"), ledger.WithNetwork(recordtest.Network)); !errors.Is(err, ledger.ErrLocked) {
 		if err == nil {
 			w.Close()
 		}
@@ -89,7 +90,7 @@ func TestServe(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 	// The store is closed again: it opens.
-	s, err = ledger.Open(filepath.Join(dir, "store"))
+	s, err = ledger.Open(filepath.Join(dir, "store"), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestServeBadData(t *testing.T) {
 func TestServeStoreInUse(t *testing.T) {
 	t.Parallel()
 	dir, _ := builtLedger(t)
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -46,7 +47,7 @@ func builtLedger(t *testing.T) (string, verifytest.Spec) {
 	t.Helper()
 	spec := verifytest.Spec{Validators: 2, Blocks: 3, PerBlock: 4, Decisions: true}
 	dir := filepath.Join(t.TempDir(), "store")
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +330,7 @@ func cidFromBytes(b []byte) (int, cid.Cid, error) { return cid.CidFromBytes(b) }
 func TestVerifyValidatorScope(t *testing.T) {
 	t.Parallel()
 	dir, _ := builtLedger(t)
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

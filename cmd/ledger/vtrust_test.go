@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -23,7 +24,7 @@ import (
 func TestVerifyChainVtrustWeights(t *testing.T) {
 	const liar = 2
 	dir := t.TempDir()
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestVtrustShowEpochs(t *testing.T) {
 func TestVtrustShowNamesEquivocators(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s, err := ledger.Open(dir)
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

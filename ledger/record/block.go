@@ -11,12 +11,13 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 )
 
-// BlockFormat is the version of the block record this code writes and reads.
-const BlockFormat = 1
+// BlockFormat is the version of the block record this code writes. It
+// reads BlockFormatV1 too.
+const BlockFormat = 2
 
 // BlockDomain prefixes the bytes a block signature covers, so that a block
 // signature can never be replayed as a signature of anything else.
-const BlockDomain = "affine-ledger/block/v1"
+const BlockDomain = "affine-ledger/block/v2"
 
 // Hash is a 32-byte digest: a chain block hash or a Merkle root. CBOR: a
 // 32-byte string; JSON and text: lower-case hex.
@@ -44,7 +45,10 @@ type Anchor struct {
 type Header struct {
 	Format    uint64         `cbor:"v" json:"v"`
 	Validator keys.PublicKey `cbor:"validator" json:"validator"`
-	Height    uint64         `cbor:"height" json:"height"`
+	// Net is the network the block belongs to; zero in format 1, which
+	// has no such key.
+	Net    Network `cbor:"net" json:"net,omitzero"`
+	Height uint64  `cbor:"height" json:"height"`
 	// Prev links the block at Height-1; null at height 0.
 	Prev   codec.Link `cbor:"prev" json:"prev"`
 	TimeMS int64      `cbor:"time_ms" json:"time_ms"`
@@ -79,8 +83,17 @@ func (r BlockRef) String() string {
 // that can be checked without the parent or the linked objects.
 func (h *Header) Check() error {
 	const what = "block"
-	if h.Format != BlockFormat {
-		return malformed(what, "format %d, this code reads %d", h.Format, BlockFormat)
+	switch h.Format {
+	case BlockFormat:
+		if err := h.Net.Check(); err != nil {
+			return malformed(what, "net: %v", err)
+		}
+	case BlockFormatV1:
+		if !h.Net.IsZero() {
+			return malformed(what, "format 1 names no network, but net is %s", h.Net)
+		}
+	default:
+		return malformed(what, "format %d, this code reads %d and %d", h.Format, BlockFormatV1, BlockFormat)
 	}
 	if h.Validator == (keys.PublicKey{}) {
 		return malformed(what, "validator is not set")
@@ -124,16 +137,37 @@ func (h *Header) Check() error {
 	return nil
 }
 
-// SigningBytes returns BlockDomain || 0x00 || the canonical encoding of h.
+// SigningBytes returns the format's domain (BlockDomain, or BlockDomainV1
+// for format 1) || 0x00 || the canonical encoding of h in its format's
+// layout.
 func (h *Header) SigningBytes() ([]byte, error) {
-	body, err := codec.Marshal(h)
+	domain, header := BlockDomain, any(h)
+	if h.Format == BlockFormatV1 {
+		v1 := h.v1()
+		domain, header = BlockDomainV1, &v1
+	}
+	body, err := codec.Marshal(header)
 	if err != nil {
 		return nil, fmt.Errorf("block: %w", err)
 	}
-	msg := make([]byte, 0, len(BlockDomain)+1+len(body))
-	msg = append(msg, BlockDomain...)
+	msg := make([]byte, 0, len(domain)+1+len(body))
+	msg = append(msg, domain...)
 	msg = append(msg, 0)
 	return append(msg, body...), nil
+}
+
+// Encode returns the block's canonical bytes, in its format's layout, and
+// their CID.
+func (b *Block) Encode() ([]byte, cid.Cid, error) {
+	var v any = b
+	if b.Format == BlockFormatV1 {
+		v = &blockV1{headerV1: b.v1(), Signature: b.Signature}
+	}
+	data, c, err := codec.Encode(v)
+	if err != nil {
+		return nil, cid.Undef, fmt.Errorf("block: %w", err)
+	}
+	return data, c, nil
 }
 
 // Sign checks h, signs it with key (which must be h.Validator's) and returns
@@ -154,9 +188,9 @@ func Sign(h Header, key *keys.Hotkey) (*Block, []byte, cid.Cid, error) {
 		return nil, nil, cid.Undef, fmt.Errorf("sign block: %w", err)
 	}
 	b := &Block{Header: h, Signature: sig}
-	data, c, err := codec.Encode(b)
+	data, c, err := b.Encode()
 	if err != nil {
-		return nil, nil, cid.Undef, fmt.Errorf("block: %w", err)
+		return nil, nil, cid.Undef, err
 	}
 	if len(data) > MaxBlockBytes {
 		return nil, nil, cid.Undef, malformed("block", "%d bytes, max %d", len(data), MaxBlockBytes)
@@ -183,8 +217,19 @@ func DecodeBlock(data []byte) (*Block, error) {
 		return nil, malformed("block", "%d bytes, max %d", len(data), MaxBlockBytes)
 	}
 	var b Block
-	if err := codec.Unmarshal(data, &b); err != nil {
+	if len(data) > 0 && data[0] == blockMapHeadV1 {
+		var w blockV1
+		if err := codec.Unmarshal(data, &w); err != nil {
+			return nil, fmt.Errorf("block: %w: %w", ErrMalformed, err)
+		}
+		if w.Format != BlockFormatV1 {
+			return nil, malformed("block", "format %d in the layout of format 1 (no net)", w.Format)
+		}
+		b = w.block()
+	} else if err := codec.Unmarshal(data, &b); err != nil {
 		return nil, fmt.Errorf("block: %w: %w", ErrMalformed, err)
+	} else if b.Format == BlockFormatV1 {
+		return nil, malformed("block", "format 1 with a net key")
 	}
 	if err := b.Check(); err != nil {
 		return nil, err

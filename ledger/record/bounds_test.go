@@ -34,7 +34,7 @@ func links(tag string, n int) []codec.Link {
 // largest block Check allows.
 func widestHeader(k *keys.Hotkey, nt, nd int) record.Header {
 	return record.Header{
-		Format:      record.BlockFormat,
+		Format: record.BlockFormat, Net: recordtest.Network,
 		Validator:   k.Public(),
 		Height:      math.MaxUint64,
 		Prev:        links("prev", 1)[0],

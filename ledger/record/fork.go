@@ -10,8 +10,11 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 )
 
-// ForkProofFormat is the version of the fork proof record.
-const ForkProofFormat = 1
+// ForkProofFormat is the version of the fork proof record. Format 1, whose
+// blocks were of block format 1, is withdrawn: such blocks name no network,
+// so two of them may be one validator's blocks on two networks, and prove
+// nothing (spec/ledger.md#fork-proof).
+const ForkProofFormat = 2
 
 // ForkProof is the evidence that a validator signed two different blocks at
 // one height: both signed blocks, verbatim. A and B are ordered by their
@@ -44,10 +47,14 @@ func NewForkProof(block1, block2 []byte) (*ForkProof, error) {
 }
 
 // Verify checks the proof: two different canonical blocks in CID order,
-// both of the named validator at the named height, both validly signed. It
-// returns the two blocks.
+// both of the named validator at the named height and of one network
+// (block format 2), both validly signed. It returns the two blocks.
 func (p *ForkProof) Verify() (*Block, *Block, error) {
-	if p.Format != ForkProofFormat {
+	switch p.Format {
+	case ForkProofFormat:
+	case 1:
+		return nil, nil, malformed("fork proof", "format 1 is withdrawn: its blocks name no network, so they may be the validator's blocks on two networks")
+	default:
 		return nil, nil, malformed("fork proof", "format %d, this code reads %d", p.Format, ForkProofFormat)
 	}
 	ca, cb := codec.Sum(p.A), codec.Sum(p.B)
@@ -65,6 +72,12 @@ func (p *ForkProof) Verify() (*Block, *Block, error) {
 		}
 		if b.Validator != p.Validator || b.Height != p.Height {
 			return nil, nil, malformed("fork proof", "block %d is validator %s height %d, proof names %s height %d", i, b.Validator, b.Height, p.Validator, p.Height)
+		}
+		if b.Format != BlockFormat {
+			return nil, nil, malformed("fork proof", "block %d is of format %d, which names no network", i, b.Format)
+		}
+		if i == 1 && b.Net != out[0].Net {
+			return nil, nil, malformed("fork proof", "the blocks are of two networks (%s and %s): a validator may sign both", out[0].Net, b.Net)
 		}
 		if err := b.VerifySignature(); err != nil {
 			return nil, nil, fmt.Errorf("fork proof block %d: %w", i, err)

@@ -144,7 +144,7 @@ func mustBlockBytes(t testing.TB) []byte {
 
 func header(t testing.TB, k *keys.Hotkey, n int) (record.Header, map[cid.Cid][]byte) {
 	t.Helper()
-	h := record.Header{Format: record.BlockFormat, Validator: k.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(5)}
+	h := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: k.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(5)}
 	objs := map[cid.Cid][]byte{}
 	var cids []cid.Cid
 	for i := 0; i < n; i++ {
@@ -358,7 +358,7 @@ func FuzzDecodeBlock(f *testing.F) {
 			return
 		}
 		_ = b.VerifySignature()
-		again, err := codec.Marshal(b)
+		again, _, err := b.Encode()
 		if err != nil || !bytes.Equal(again, data) {
 			t.Fatalf("accepted input that does not re-encode to itself (err %v)", err)
 		}

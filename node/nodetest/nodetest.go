@@ -100,6 +100,7 @@ func New(tb testing.TB, n int, opts Options) *Cluster {
 		}
 		c.Configs[i] = node.Config{
 			DataDir: dir, Key: c.Keys[i], Listen: []ma.Multiaddr{addrs[i]},
+			NetUID: recordtest.Network.Netuid, Genesis: recordtest.Network.Genesis,
 			Logger: logger.With("node", i), StatusEvery: time.Hour,
 			// No periodic heads exchange: tests see what gossip and the
 			// exchange on connect achieve on their own.

@@ -162,7 +162,7 @@ func TestGossipBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := record.Header{Format: record.BlockFormat, Validator: alice.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(5)}
+		h := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: alice.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(5)}
 		h.Transcripts = []codec.Link{codec.LinkTo(c)}
 		h.Checkpoint = record.CheckpointOf([]cid.Cid{c})
 		_, block, _, err := record.Sign(h, alice)

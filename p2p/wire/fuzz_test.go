@@ -98,7 +98,7 @@ func FuzzReadFrame(f *testing.F) {
 // signed, with both. Mutations of its objects reach the checks that run
 // only once the signature has verified.
 func signedBlockMessage(f *testing.F, k *keys.Hotkey) BlockMessage {
-	h := record.Header{Format: record.BlockFormat, Validator: k.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(5)}
+	h := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: k.Public(), TimeMS: 1_700_000_000_000, Anchor: recordtest.Anchor(5)}
 	var objects [][]byte
 	var cids []cid.Cid
 	for i := range 2 {

@@ -80,28 +80,51 @@ for (const [i, d] of ledger.decisions.entries()) {
   check(await cidOf(unhex(d.hex)) === d.cid, `decision ${i} CID`)
 }
 const pub = unhex(ledger.validator.public_key)
-for (const [i, b] of ledger.blocks.entries()) {
-  const bytes = unhex(b.hex)
-  const block = dagCbor.decode(bytes)
-  check(hex(dagCbor.encode(block)) === b.hex, `block ${i} re-encodes identically`)
-  check(await cidOf(bytes) === b.cid, `block ${i} CID`)
+const blockKeysV1 = ['v', 'validator', 'height', 'prev', 'time_ms', 'anchor', 'transcripts', 'decisions', 'checkpoint', 'sig']
+// Each list is a chain: format 2 names its network (net) and signs under block/v2; format 1,
+// which ledgers before it hold, names none and signs under block/v1.
+for (const [format, list] of [[2, ledger.blocks], [1, ledger.blocks_v1]]) {
+  check(list.length === 2, `two blocks of format ${format}`)
+  for (const [i, b] of list.entries()) {
+    const what = `format-${format} block ${i}`
+    const bytes = unhex(b.hex)
+    const block = dagCbor.decode(bytes)
+    check(hex(dagCbor.encode(block)) === b.hex, `${what} re-encodes identically`)
+    check(await cidOf(bytes) === b.cid, `${what} CID`)
+    check(block.v === format, `${what} has v = ${format}`)
+    if (format === 2) {
+      check(sameKeys(block, [...blockKeysV1, 'net']), `${what} has the 11 keys of format 2`)
+      check(hex(block.net.genesis) === ledger.network.genesis && block.net.netuid === ledger.network.netuid, `${what} names the vectors' network`)
+    } else {
+      check(sameKeys(block, blockKeysV1), `${what} has the 10 keys of format 1`)
+    }
+    if (i > 0) check(block.prev.toString() === list[i - 1].cid, `${what} links the block before it`)
+    const sig = block.sig
+    delete block.sig
+    const header = dagCbor.encode(block)
+    check(hex(header) === b.header_hex, `${what} header is the block without sig`)
+    const msg = new Uint8Array([...new TextEncoder().encode(`affine-ledger/block/v${format}`), 0, ...header])
+    check(hex(msg) === b.signing_message_hex, `${what} signing message`)
+    check(sr25519.verify(msg, sig, pub), `${what} signature verifies under //Alice`)
+    const flipped = new Uint8Array(msg); flipped[flipped.length - 1] ^= 1
+    check(!sr25519.verify(flipped, sig, pub), `${what} signature fails for altered bytes`)
+    check(hex(root(leaves.slice(0, b.checkpoint.size))) === b.checkpoint.root, `${what} checkpoint root`)
+    // verify.md, "Seeds": a seed's anchor is one this block or an earlier one of the chain records.
+    const recorded = list.slice(0, i + 1).map((x) => dagCbor.decode(unhex(x.hex)).anchor)
+    for (const l of block.transcripts) {
+      const j = ledger.transcripts.findIndex((t) => t.cid === l.toString())
+      const a = records[j].seed.anchor
+      check(j >= 0 && recorded.some((r) => r.number === a.number && hex(r.hash) === hex(a.hash)), `${what} transcript ${j} seed anchor is recorded`)
+    }
+  }
+}
+// The same header under the other format's domain is another message: a signature binds its format.
+{
+  const block = dagCbor.decode(unhex(ledger.blocks[0].hex))
   const sig = block.sig
   delete block.sig
-  const header = dagCbor.encode(block)
-  check(hex(header) === b.header_hex, `block ${i} header is the block without sig`)
-  const msg = new Uint8Array([...new TextEncoder().encode('affine-ledger/block/v1'), 0, ...header])
-  check(hex(msg) === b.signing_message_hex, `block ${i} signing message`)
-  check(sr25519.verify(msg, sig, pub), `block ${i} signature verifies under //Alice`)
-  const flipped = new Uint8Array(msg); flipped[flipped.length - 1] ^= 1
-  check(!sr25519.verify(flipped, sig, pub), `block ${i} signature fails for altered bytes`)
-  check(hex(root(leaves.slice(0, b.checkpoint.size))) === b.checkpoint.root, `block ${i} checkpoint root`)
-  // verify.md, "Seeds": a seed's anchor is one this block or an earlier one of the chain records.
-  const recorded = ledger.blocks.slice(0, i + 1).map((x) => dagCbor.decode(unhex(x.hex)).anchor)
-  for (const l of block.transcripts) {
-    const j = ledger.transcripts.findIndex((t) => t.cid === l.toString())
-    const a = records[j].seed.anchor
-    check(j >= 0 && recorded.some((r) => r.number === a.number && hex(r.hash) === hex(a.hash)), `block ${i} transcript ${j} seed anchor is recorded`)
-  }
+  const other = new Uint8Array([...new TextEncoder().encode('affine-ledger/block/v1'), 0, ...dagCbor.encode(block)])
+  check(!sr25519.verify(other, sig, pub), 'a format-2 signature does not verify under the format-1 domain')
 }
 
 const sigs = load('signatures.json')

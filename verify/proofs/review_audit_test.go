@@ -23,7 +23,7 @@ func TestConsistencyToAnEmptyLogChecksItsRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty := record.CheckpointOf(nil)
-	h0 := record.Header{Format: record.BlockFormat, Validator: k.Public(), Anchor: recordtest.Anchor(1), Checkpoint: empty}
+	h0 := record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: k.Public(), Anchor: recordtest.Anchor(1), Checkpoint: empty}
 	_, raw0, c0, err := record.Sign(h0, k)
 	if err != nil {
 		t.Fatal(err)

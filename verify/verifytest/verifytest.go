@@ -172,7 +172,7 @@ type signedPuts struct {
 
 func (p *signedPuts) write(anchor record.Anchor, ts []record.Transcript, ds [][]byte) error {
 	h := record.Header{
-		Format: record.BlockFormat, Validator: p.k.Public(), Anchor: anchor, TimeMS: time.Now().UnixMilli(),
+		Format: record.BlockFormat, Net: recordtest.Network, Validator: p.k.Public(), Anchor: anchor, TimeMS: time.Now().UnixMilli(),
 		Transcripts: []codec.Link{}, Decisions: []codec.Link{},
 	}
 	if p.head != nil {

@@ -19,7 +19,7 @@ const Version = "affine-ledger/store/v1"
 
 // Table prefixes: one byte each, so a table is a contiguous key range.
 const (
-	Meta      = 0x00 // 0x00 "format" -> Version
+	Meta      = 0x00 // 0x00 "format" -> Version; 0x00 "network" -> genesis(32) BE16(netuid)
 	Object    = 'o'  // 'o' CID -> encoded record (blocks, transcripts, decisions, fork proofs)
 	Head      = 'h'  // 'h' V -> CID of the validator's latest block
 	Block     = 'b'  // 'b' V BE64(height) -> CID of the block
@@ -34,6 +34,10 @@ const (
 
 // MetaKey holds the layout version.
 var MetaKey = []byte("\x00format")
+
+// NetworkKey holds the store's network: the genesis hash of its public
+// chain and the netuid, big-endian. Absent until the store is bound.
+var NetworkKey = []byte("\x00network")
 
 func key(prefix byte, parts ...[]byte) []byte {
 	n := 1

@@ -94,3 +94,7 @@ func Hotkey(t testing.TB, uri string) *keys.Hotkey {
 	}
 	return k
 }
+
+// Network is the network of test blocks: netuid 1 of a chain whose genesis
+// hash is the SHA-256 of "recordtest genesis".
+var Network = record.Network{Genesis: sha256.Sum256([]byte("recordtest genesis")), Netuid: 1}
