@@ -27,9 +27,8 @@ func Classify(data []byte) Kind {
 // ClassifyBlock is Classify that also returns the block it decoded, so
 // that a caller about to check a block does not decode it again.
 func ClassifyBlock(data []byte) (Kind, *record.Block) {
-	var b record.Block
-	if codec.Unmarshal(data, &b) == nil {
-		return Block, &b
+	if b, err := record.UnmarshalBlock(data); err == nil {
+		return Block, b
 	}
 	var p record.ForkProof
 	if codec.Unmarshal(data, &p) == nil {

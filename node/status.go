@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/p2p"
 )
 
@@ -22,9 +23,13 @@ import (
 // every chain it stores. Its JSON field names are part of the CLI's
 // documented interface.
 type Status struct {
-	PeerID    string          `json:"peer_id"`
-	Addrs     []string        `json:"addrs"`
-	NetUID    uint16          `json:"netuid"`
+	PeerID string   `json:"peer_id"`
+	Addrs  []string `json:"addrs"`
+	NetUID uint16   `json:"netuid"`
+	// Genesis is the genesis hash of the chain the store's network is
+	// of; absent while the store has no network (an observer before its
+	// first block).
+	Genesis   *record.Hash    `json:"genesis,omitempty"`
 	Validator *keys.PublicKey `json:"validator,omitempty"`
 	Peers     []p2p.PeerInfo  `json:"peers"`
 	Heads     []HeadInfo      `json:"heads"`
@@ -51,6 +56,9 @@ func (n *Node) Status() (Status, error) {
 	}
 	if v, ok := n.Validator(); ok {
 		st.Validator = &v
+	}
+	if net := n.store.Network(); !net.IsZero() {
+		st.Genesis = &net.Genesis
 	}
 	if st.Peers == nil {
 		st.Peers = []p2p.PeerInfo{}

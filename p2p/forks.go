@@ -201,6 +201,9 @@ func (ps *proofs) fetch(p peer.ID, want []cid.Cid) {
 		}
 		for _, c := range batch {
 			proof, err := record.DecodeForkProof(got[c])
+			if err == nil {
+				err = n.checkProofNetwork(proof)
+			}
 			if err != nil {
 				n.punish(p, fmt.Errorf("fork proof %s: %w", c, err))
 				return

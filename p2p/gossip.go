@@ -102,6 +102,9 @@ func (n *Network) validateBlock(ctx context.Context, from peer.ID, m *pubsub.Mes
 
 func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
 	rb, err := wire.DecodeBlockMessage(m.Data)
+	if err == nil {
+		err = n.checkBlockNetwork(rb.Block)
+	}
 	if err != nil {
 		n.strike(from, err)
 		return pubsub.ValidationReject
@@ -279,6 +282,9 @@ func (n *Network) checkForkMessage(from peer.ID, m *pubsub.Message) pubsub.Valid
 		return pubsub.ValidationReject
 	}
 	p, err := record.DecodeForkProof(m.Data)
+	if err == nil {
+		err = n.checkProofNetwork(p)
+	}
 	if err != nil {
 		n.strike(from, err)
 		return pubsub.ValidationReject

@@ -129,27 +129,40 @@ func goroutinesIn(fn string) int {
 // dropped otherwise), and returns it once n is among its topic peers.
 func hostileTopic(t *testing.T, ctx context.Context, h host.Host, n *Network) *pubsub.Topic {
 	t.Helper()
+	return hostileTopics(t, ctx, h, n, wire.BlocksTopic(0))[0]
+}
+
+// hostileTopics is hostileTopic for the named topics, joined by one
+// gossipsub router.
+func hostileTopics(t *testing.T, ctx context.Context, h host.Host, n *Network, names ...string) []*pubsub.Topic {
+	t.Helper()
 	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(wire.MessageID), pubsub.WithFloodPublish(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	topic, err := ps.Join(wire.BlocksTopic(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := topic.Subscribe(); err != nil {
-		t.Fatal(err)
+	var topics []*pubsub.Topic
+	for _, name := range names {
+		topic, err := ps.Join(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := topic.Subscribe(); err != nil {
+			t.Fatal(err)
+		}
+		topics = append(topics, topic)
 	}
 	if err := h.Connect(ctx, n.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}
-	for !slices.Contains(topic.ListPeers(), n.ID()) {
-		if ctx.Err() != nil {
-			t.Fatal("the node never joined the hostile peer's topic")
+	for _, topic := range topics {
+		for !slices.Contains(topic.ListPeers(), n.ID()) {
+			if ctx.Err() != nil {
+				t.Fatal("the node never joined the hostile peer's topic")
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	return topic
+	return topics
 }
 
 // startFresh starts a network on a new, empty store.

@@ -108,8 +108,13 @@ func TestNodeAndPeersCommands(t *testing.T) {
 		}
 	}
 	// Identity persisted with mode 0600 for the next start.
-	if _, err := node.ReadStatusFile(valData); err != nil {
-		t.Error(err)
+	st, err := node.ReadStatusFile(valData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// --genesis bound the validator's store to its network.
+	if st.Genesis == nil || st.Genesis.String() != strings.Repeat("ab", 32) {
+		t.Errorf("validator's status names genesis %v, want %s", st.Genesis, strings.Repeat("ab", 32))
 	}
 }
 

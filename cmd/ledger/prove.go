@@ -123,6 +123,11 @@ which must be a pipe or a redirection, not a terminal.` + exitCodesHelp,
 }
 
 func printProved(w io.Writer, p proofs.Proved) {
+	defer func() {
+		if p.Network != nil {
+			fmt.Fprintf(w, "    on the ledger of %s\n", p.Network)
+		}
+	}()
 	switch p.Type {
 	case proofs.InclusionType:
 		fmt.Fprintf(w, "ok: transcript %s is leaf %d of the log of %s\n    at height %d (block %s), size %d, root %s\n",

@@ -286,7 +286,7 @@ func TestProofCommands(t *testing.T) {
 		t.Fatalf("prove: %d %s %s", code, out, errs)
 	}
 	code, out, _ = ledgerRun(t, "verify-proof", proof)
-	if code != 0 || !strings.Contains(out, rows[0].Transcript) {
+	if code != 0 || !strings.Contains(out, rows[0].Transcript) || !strings.Contains(out, "on the ledger of "+recordtest.Network.String()) {
 		t.Fatalf("verify-proof: %d %s", code, out)
 	}
 	// A modified transcript in the proof fails (exit 1).
@@ -316,7 +316,7 @@ func TestProofCommands(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"block", "checkpoint", "height", "older_block", "older_checkpoint", "older_height", "type", "validator"}
+	want := []string{"block", "checkpoint", "height", "network", "older_block", "older_checkpoint", "older_height", "type", "validator"}
 	if code != 0 || !res.OK || !reflect.DeepEqual(keys, want) {
 		t.Fatalf("verify-proof consistency: %d %s", code, out)
 	}

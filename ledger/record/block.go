@@ -216,6 +216,20 @@ func DecodeBlock(data []byte) (*Block, error) {
 	if len(data) > MaxBlockBytes {
 		return nil, malformed("block", "%d bytes, max %d", len(data), MaxBlockBytes)
 	}
+	b, err := UnmarshalBlock(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Check(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// UnmarshalBlock decodes a block in the layout of its format, each format
+// in its own only, and checks nothing else (DecodeBlock does): what tells a
+// block from another record by its shape. It never panics.
+func UnmarshalBlock(data []byte) (*Block, error) {
 	var b Block
 	if len(data) > 0 && data[0] == blockMapHeadV1 {
 		var w blockV1
@@ -226,13 +240,13 @@ func DecodeBlock(data []byte) (*Block, error) {
 			return nil, malformed("block", "format %d in the layout of format 1 (no net)", w.Format)
 		}
 		b = w.block()
-	} else if err := codec.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("block: %w: %w", ErrMalformed, err)
-	} else if b.Format == BlockFormatV1 {
-		return nil, malformed("block", "format 1 with a net key")
+		return &b, nil
 	}
-	if err := b.Check(); err != nil {
-		return nil, err
+	if err := codec.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("block: %w: %w", ErrMalformed, err)
+	}
+	if b.Format == BlockFormatV1 {
+		return nil, malformed("block", "format 1 with a net key")
 	}
 	return &b, nil
 }

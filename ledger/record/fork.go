@@ -110,3 +110,13 @@ func DecodeForkProof(data []byte) (*ForkProof, error) {
 	}
 	return &p, nil
 }
+
+// Network returns the network both of the proof's blocks name (Verify has
+// checked they name one).
+func (p *ForkProof) Network() (Network, error) {
+	b, err := DecodeBlock(p.A)
+	if err != nil {
+		return Network{}, fmt.Errorf("fork proof: %w", err)
+	}
+	return b.Net, nil
+}

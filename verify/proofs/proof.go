@@ -72,6 +72,9 @@ type Proved struct {
 	Height     uint64            `json:"height"`
 	Block      string            `json:"block"`
 	Checkpoint record.Checkpoint `json:"checkpoint"`
+	// Network is the network the signed block names; nil for a block of
+	// format 1, which names none.
+	Network *record.Network `json:"network,omitempty"`
 	// Transcript and Leaf: inclusion proofs only. Leaf is a pointer so
 	// that leaf 0 is printed and only a consistency proof's absent leaf is
 	// omitted.
@@ -108,7 +111,7 @@ func (p *InclusionProof) Verify() (Proved, error) {
 	if err != nil {
 		return Proved{}, err
 	}
-	out := Proved{Type: p.Type, Validator: blk.Validator, Height: blk.Height, Block: bc.String(), Checkpoint: blk.Checkpoint}
+	out := Proved{Type: p.Type, Validator: blk.Validator, Height: blk.Height, Block: bc.String(), Checkpoint: blk.Checkpoint, Network: networkOf(blk)}
 	if p.TreeSize != blk.Checkpoint.Size {
 		return out, fmt.Errorf("%w: tree size %d, the block's checkpoint has %d", ErrProof, p.TreeSize, blk.Checkpoint.Size)
 	}
@@ -149,10 +152,14 @@ func (p *ConsistencyProof) Verify() (Proved, error) {
 	}
 	ocp := older.Checkpoint
 	out := Proved{Type: p.Type, Validator: newer.Validator, Height: newer.Height, Block: nc.String(), Checkpoint: newer.Checkpoint,
-		OlderHeight: &older.Height, OlderBlock: oc.String(), OlderCheckpoint: &ocp}
+		OlderHeight: &older.Height, OlderBlock: oc.String(), OlderCheckpoint: &ocp, Network: networkOf(newer)}
 	switch {
 	case older.Validator != newer.Validator:
 		return out, fmt.Errorf("%w: blocks of two validators, %s and %s", ErrProof, older.Validator, newer.Validator)
+	case older.Format != newer.Format || older.Net != newer.Net:
+		// One hotkey may sign a ledger on each of several networks: two
+		// of its blocks at one height are then no equivocation.
+		return out, fmt.Errorf("%w: blocks of two ledgers: format %d %s and format %d %s", ErrProof, older.Format, describeNetwork(older), newer.Format, describeNetwork(newer))
 	case older.Height > newer.Height:
 		return out, fmt.Errorf("%w: the older block is at height %d, above the newer's %d", ErrProof, older.Height, newer.Height)
 	case older.Height == newer.Height && !oc.Equals(nc):
@@ -195,4 +202,19 @@ func hashSlices(hs []record.Hash) [][]byte {
 		out[i] = hs[i][:]
 	}
 	return out
+}
+
+func networkOf(b *record.Block) *record.Network {
+	if b.Format == record.BlockFormatV1 {
+		return nil
+	}
+	n := b.Net
+	return &n
+}
+
+func describeNetwork(b *record.Block) string {
+	if b.Format == record.BlockFormatV1 {
+		return "(no network)"
+	}
+	return b.Net.String()
 }
