@@ -65,7 +65,11 @@ func printStatus(w io.Writer, st node.Status) error {
 	if st.Validator != nil {
 		role = "validator " + st.Validator.String()
 	}
-	fmt.Fprintf(w, "node %s (%s), netuid %d, as of %s\n", st.PeerID, role, st.NetUID, st.UpdatedAt.Format(time.RFC3339))
+	network := fmt.Sprintf("netuid %d", st.NetUID)
+	if st.Genesis != nil {
+		network += " of chain " + st.Genesis.String()
+	}
+	fmt.Fprintf(w, "node %s (%s), %s, as of %s\n", st.PeerID, role, network, st.UpdatedAt.Format(time.RFC3339))
 	for _, a := range st.Addrs {
 		fmt.Fprintf(w, "  %s\n", a)
 	}
