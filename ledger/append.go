@@ -160,7 +160,7 @@ func (s *Store) register(a *Appender) error {
 	if _, busy := s.local[v]; busy {
 		return fmt.Errorf("ledger store: validator %s already has an appender", v)
 	}
-	if s.net.IsZero() {
+	if s.Network().IsZero() {
 		return fmt.Errorf("ledger store: validator %s: %w: open the store WithNetwork to write blocks", v, ErrNoNetwork)
 	}
 	if ch, ok := s.chains[v]; ok && ch.head.Format != record.BlockFormat {

@@ -199,7 +199,7 @@ func (a *Appender) applyGroup(group []*appendReq) (sy syncing, ok bool) {
 	ch := s.chainOf(v)
 	h := record.Header{
 		Format:      record.BlockFormat,
-		Net:         s.net,
+		Net:         s.Network(),
 		Validator:   v,
 		TimeMS:      s.opts.now().UnixMilli(),
 		Transcripts: make([]codec.Link, len(leaves)),

@@ -27,9 +27,10 @@ func WithNetwork(n record.Network) Option { return func(o *options) { o.network 
 
 // Network returns the store's network, zero while it has none.
 func (s *Store) Network() record.Network {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	return s.net
+	if n := s.net.Load(); n != nil {
+		return *n
+	}
+	return record.Network{}
 }
 
 func encodeNetwork(n record.Network) []byte {
@@ -64,13 +65,13 @@ func (s *Store) loadNetwork() error {
 		if err != nil {
 			return err
 		}
-		s.net = n
+		s.net.Store(&n)
 	}
-	want := s.opts.network
+	want, have := s.opts.network, s.Network()
 	switch {
-	case !want.IsZero() && !s.net.IsZero() && want != s.net:
-		return fmt.Errorf("%w: the store is of %s, opened for %s", ErrWrongNetwork, s.net, want)
-	case !want.IsZero() && s.net.IsZero():
+	case !want.IsZero() && !have.IsZero() && want != have:
+		return fmt.Errorf("%w: the store is of %s, opened for %s", ErrWrongNetwork, have, want)
+	case !want.IsZero() && have.IsZero():
 		if err := want.Check(); err != nil {
 			return fmt.Errorf("network to open the store for: %w", err)
 		}
@@ -82,11 +83,16 @@ func (s *Store) loadNetwork() error {
 				return fmt.Errorf("record the store's network: %w", err)
 			}
 		}
-		s.net = want
+		s.net.Store(&want)
+		have = want
 	}
 	for v, ch := range s.chains {
-		if ch.head.Format == record.BlockFormat && ch.head.Net != s.net {
-			return fmt.Errorf("%w: validator %s's head block is of %s, the store's network is %s", ErrCorrupt, v, ch.head.Net, s.net)
+		switch {
+		case ch.head.Format != record.BlockFormat:
+		case have.IsZero():
+			return fmt.Errorf("%w: validator %s's head block is of %s, but the store records no network", ErrCorrupt, v, ch.head.Net)
+		case ch.head.Net != have:
+			return fmt.Errorf("%w: validator %s's head block is of %s, the store's network is %s", ErrCorrupt, v, ch.head.Net, have)
 		}
 	}
 	return nil
@@ -111,14 +117,15 @@ func (s *Store) checkNetwork(blk *record.Block, c cid.Cid) (bind bool, err error
 	if blk.Format == record.BlockFormatV1 {
 		return false, refused(blk, c, ErrWrongNetwork, "format 1 names no network; a store takes blocks of format %d only", record.BlockFormat)
 	}
-	if s.net.IsZero() {
+	ours := s.Network()
+	if ours.IsZero() {
 		if err := s.canBind(blk.Net); err != nil {
 			return false, err
 		}
 		return true, nil
 	}
-	if blk.Net != s.net {
-		return false, refused(blk, c, ErrWrongNetwork, "the block is of %s, the store of %s", blk.Net, s.net)
+	if blk.Net != ours {
+		return false, refused(blk, c, ErrWrongNetwork, "the block is of %s, the store of %s", blk.Net, ours)
 	}
 	return false, nil
 }

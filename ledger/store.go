@@ -46,8 +46,10 @@ type Store struct {
 	// viewSeq.
 	writeMu sync.Mutex
 	chains  map[keys.PublicKey]*chain
-	// net is the store's network (network.go), zero while it has none.
-	net record.Network
+	// net is the store's network (network.go), nil while it has none.
+	// Set once, under writeMu; read without it (every gossiped record is
+	// checked against it).
+	net atomic.Pointer[record.Network]
 	// local maps validators to the appender writing their chain here.
 	local map[keys.PublicKey]*Appender
 	// broken is set when a write failed: Pebble may then hold state we

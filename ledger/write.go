@@ -152,7 +152,8 @@ func (s *Store) apply(ch *chain, st *staged) (*inflight, error) {
 	ch.empty = false
 	s.chains[v] = ch
 	if st.bind {
-		s.net = st.blk.Net
+		net := st.blk.Net
+		s.net.Store(&net)
 	}
 	return f, nil
 }
