@@ -48,10 +48,10 @@ func TestJSNodeReceivesABlock(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	const netuid = 7
+	const netuid = interopNetuid
 	alice, _ := keys.FromURI("//Alice")
 	goNode, err := node.Start(node.Config{
-		DataDir: t.TempDir(), Key: alice, NetUID: netuid, Logger: nodetest.Quiet(), StatusEvery: time.Hour,
+		DataDir: t.TempDir(), Key: alice, NetUID: netuid, Genesis: interopNetwork.Genesis, Logger: nodetest.Quiet(), StatusEvery: time.Hour,
 		Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
 	})
 	if err != nil {
@@ -176,7 +176,7 @@ func TestJSNodeReceivesABlock(t *testing.T) {
 // its gossip message.
 func foreignBlock(t *testing.T, key *keys.Hotkey) []byte {
 	t.Helper()
-	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(interopNetwork))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,3 +213,8 @@ func contains(ps []peer.ID, p peer.ID) bool {
 	}
 	return false
 }
+
+// interopNetwork is the network of the test's blocks: its nodes' subnet.
+const interopNetuid = 7
+
+var interopNetwork = record.Network{Genesis: recordtest.Network.Genesis, Netuid: interopNetuid}
