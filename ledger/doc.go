@@ -19,6 +19,11 @@
 // cannot survive (a failed WAL rotation or MANIFEST write) crash the
 // process. Either way a reopened store holds everything acknowledged.
 //
+// A store holds one network's ledger (record.Network: a subnet of one
+// public chain): WithNetwork binds it, or the first block it takes does.
+// Blocks of another network, or of block format 1, which names none, are
+// refused (ErrWrongNetwork), never taken for equivocation.
+//
 // # Reading (for verify, proofs, CAR export, explorers)
 //
 // Readers see only durable data: a Pebble snapshot published after each
