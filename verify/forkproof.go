@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"fmt"
+
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/codec"
@@ -10,7 +12,8 @@ import (
 // ForkProof checks a recorded fork proof and reports it: a valid proof is
 // evidence that its validator signed two blocks at one height
 // (equivocation), which is a failure of that validator whatever its chain
-// looks like; an invalid one is a failure of the source that kept it.
+// looks like; an invalid one, or one of another network than the
+// ledger's, is a failure of the source that kept it.
 func (vf *Verifier) ForkProof(raw []byte, c cid.Cid) {
 	vf.rep.ForkProofs++
 	vf.rep.Bytes += int64(len(raw))
@@ -22,6 +25,16 @@ func (vf *Verifier) ForkProof(raw []byte, c cid.Cid) {
 	if err != nil {
 		vf.rep.fail(Failure{CID: c.String(), Transcript: -1, Reason: "recorded fork proof does not verify: " + err.Error()})
 		return
+	}
+	// Both blocks are of one network (DecodeForkProof checked it): a
+	// validator that signs on two networks forks neither by doing so, and
+	// a valid proof of another network proves nothing of this ledger.
+	if a, err := record.DecodeBlock(p.A); err == nil {
+		if err := vf.checkNetwork(a.Net); err != nil {
+			vf.rep.fail(Failure{CID: c.String(), Transcript: -1, Reason: fmt.Sprintf("recorded fork proof of validator %s at height %d is not this ledger's: %v", p.Validator, p.Height, err)})
+			return
+		}
+		vf.pinNetwork(a.Net)
 	}
 	vf.rep.fail(blockFailure(p.Validator, p.Height, c, -1,
 		"equivocation: the validator signed two blocks at height %d, %s and %s (fork proof)", p.Height, codec.Sum(p.A), codec.Sum(p.B)))

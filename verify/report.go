@@ -6,6 +6,7 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // Failure is one failed check, located as precisely as the check allows.
@@ -78,6 +79,11 @@ type Report struct {
 	// (ledger verify --chain; each that does not match is also a failure),
 	// nil when none were asked for.
 	Commitments *int `json:"commitments,omitempty"`
+	// Network is the ledger's network (spec/verify.md, N2): the one the
+	// auditor asserted (Options.Genesis and Netuid), else the store's
+	// recorded one, else its first format-2 block's; nil when it holds no
+	// format-2 block and none was asserted (format-1 blocks name none).
+	Network *record.Network `json:"network,omitempty"`
 }
 
 func (r *Report) fail(f Failure) {

@@ -55,6 +55,10 @@ func StoreHeads(s *ledger.Store, scope StoreScope) ([]ChainHead, error) {
 func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Options) (Report, error) {
 	opts.ConcurrentFetch = true
 	vf := New(opts)
+	// The network the store records, if any, is the ledger's, unless the
+	// auditor asserts another. The store's own refusal of other networks'
+	// blocks is not trusted: every block is held to it (N2).
+	vf.recordedNetwork(s.Network())
 	// The store lends its bytes (no copy per object); the verifier hashes
 	// and decodes them in place. Blocks are read by CID from the height
 	// index, exactly as stored, as every object is.
@@ -128,7 +132,7 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 }
 
 // storeStart is Genesis for from 0; otherwise the state after the signed
-// block at from-1.
+// block at from-1, its format and network included.
 func storeStart(s *ledger.Store, v keys.PublicKey, from uint64) (Start, error) {
 	if from == 0 {
 		return Genesis(), nil
@@ -151,7 +155,8 @@ func storeStart(s *ledger.Store, v keys.PublicKey, from uint64) (Start, error) {
 		return Genesis(), fmt.Errorf("frontier at size %d: %w", parent.Checkpoint.Size, err)
 	}
 	return Start{Height: from, Prev: parent.CID, TimeMS: parent.TimeMS, Anchor: parent.Anchor,
-		Size: parent.Checkpoint.Size, Frontier: frontier, Root: parent.Checkpoint.Root, Anchors: storeAnchors(s, v, from-1)}, nil
+		Size: parent.Checkpoint.Size, Frontier: frontier, Root: parent.Checkpoint.Root, Anchors: storeAnchors(s, v, from-1),
+		Format: parent.Format, Net: parent.Net}, nil
 }
 
 // linkTo names the block at height by the next block's prev link, which

@@ -170,12 +170,19 @@ func TestResignedBlock(t *testing.T) {
 	t.Parallel()
 	base, ks := build(t, small)
 	blk, _ := stored(t, base, ks[0], 1)
+	// The validator's block at height 1 on another chain, or on another
+	// subnet: valid there, not here.
+	otherGenesis, otherNetuid := blk.Net, blk.Net
+	otherGenesis.Genesis[0] ^= 1
+	otherNetuid.Netuid++
 	cases := []struct {
 		name string
 		edit func(*record.Header)
 		key  *keys.Hotkey
 		want string
 	}{
+		{"net.genesis", func(h *record.Header) { h.Net = otherGenesis }, nil, "block of " + otherGenesis.String() + ", the ledger is of " + blk.Net.String()},
+		{"net.netuid", func(h *record.Header) { h.Net = otherNetuid }, nil, "block of " + otherNetuid.String() + ", the ledger is of " + blk.Net.String()},
 		{"height", func(h *record.Header) { h.Height = 7 }, nil, "height 7 where height 1 comes next"},
 		{"prev", func(h *record.Header) { h.Prev = codec.LinkTo(codec.Sum([]byte("x"))) }, nil, "prev links"},
 		{"time_ms", func(h *record.Header) { h.TimeMS = 0 }, nil, "before the parent"},
@@ -194,6 +201,7 @@ func TestResignedBlock(t *testing.T) {
 		{"signer+time_ms", func(h *record.Header) { h.TimeMS = 0 }, ks[1], "bad signature"},
 		{"signer+anchor.number", func(h *record.Header) { h.Anchor.Number = 0 }, ks[1], "bad signature"},
 		{"signer+checkpoint.root", func(h *record.Header) { h.Checkpoint.Root[0] ^= 1 }, ks[1], "bad signature"},
+		{"signer+net.netuid", func(h *record.Header) { h.Net = otherNetuid }, ks[1], "bad signature"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

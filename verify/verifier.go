@@ -33,6 +33,13 @@ type Options struct {
 	// Workers bounds the goroutines that check transcripts in parallel
 	// (default GOMAXPROCS).
 	Workers int
+	// Genesis and Netuid, each if set, assert the ledger's network
+	// (ledger verify --genesis, --netuid), which every format-2 block
+	// names (spec/verify.md, N2). Both set, they are the ledger's network;
+	// else it is the one its store records (VerifyStore), else its first
+	// format-2 block's, and must match the part that is set.
+	Genesis *record.Hash
+	Netuid  *uint16
 }
 
 // Fetch returns the bytes of an object a block links, exactly as the source
@@ -55,6 +62,12 @@ type Start struct {
 	// anchor: where a format-2 seed may come from (T5) besides the blocks
 	// verified and the one at Height-1.
 	Anchors func(record.Anchor) (bool, error)
+	// Format and Net are those of the block at Height-1, whose format the
+	// blocks verified must keep (N1) and whose network, in format 2, must
+	// be the ledger's (N2); Format 0 when unknown (the first block then
+	// sets the chain's).
+	Format uint64
+	Net    record.Network
 }
 
 // Genesis is the start of a whole chain.
@@ -67,6 +80,8 @@ type Verifier struct {
 	rep   Report
 	begin time.Time
 	ch    *chainState
+	// net is the ledger's network, zero until known (network.go).
+	net record.Network
 }
 
 type chainState struct {
@@ -79,6 +94,8 @@ type chainState struct {
 	prev   cid.Cid
 	timeMS int64
 	anchor record.Anchor
+	// format is the chain's block format, 0 before its first block.
+	format uint64
 	tree   *compact.Range
 	seeds  *seedState
 }
@@ -88,7 +105,11 @@ func New(opts Options) *Verifier {
 	if opts.Challenges == nil {
 		panic("verify: Options.Challenges is required")
 	}
-	return &Verifier{opts: opts, begin: time.Now()}
+	vf := &Verifier{opts: opts, begin: time.Now()}
+	if opts.Genesis != nil && opts.Netuid != nil {
+		vf.net = record.Network{Genesis: *opts.Genesis, Netuid: *opts.Netuid}
+	}
+	return vf
 }
 
 // StartChain begins validator v's chain. The previous chain, if any, ends.
@@ -97,12 +118,18 @@ func (vf *Verifier) StartChain(v keys.PublicKey, from Start) error {
 	if err != nil {
 		return fmt.Errorf("start chain of %s at height %d: %w", v, from.Height, err)
 	}
-	vf.ch = &chainState{v: v, next: from.Height, prev: from.Prev, timeMS: from.TimeMS, anchor: from.Anchor, tree: tree, seeds: newSeedState(v, vf.opts.Challenges, from.Anchors)}
+	vf.ch = &chainState{v: v, next: from.Height, prev: from.Prev, timeMS: from.TimeMS, anchor: from.Anchor, format: from.Format, tree: tree, seeds: newSeedState(v, vf.opts.Challenges, from.Anchors)}
 	vf.rep.Chains++
 	if from.Height > 0 {
 		vf.ch.seeds.observe(from.Anchor)
 		if got := rootOf(tree); got != from.Root {
 			vf.failChain(blockFailure(v, from.Height-1, from.Prev, -1, "%v: the stored frontier of size %d gives root %s, the signed block says %s", ledger.ErrBadCheckpoint, from.Size, got, from.Root))
+		} else if from.Format == record.BlockFormat {
+			if err := vf.checkNetwork(from.Net); err != nil {
+				vf.failChain(blockFailure(v, from.Height-1, from.Prev, -1, "%v", err))
+			} else {
+				vf.pinNetwork(from.Net)
+			}
 		}
 	}
 	return nil
@@ -147,6 +174,10 @@ func (vf *Verifier) Report() Report {
 	}
 	r.OK = len(r.Failures) == 0
 	r.Seconds = time.Since(vf.begin).Seconds()
+	if !vf.net.IsZero() {
+		n := vf.net
+		r.Network = &n
+	}
 	return r
 }
 
@@ -238,15 +269,19 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, pre *preread, src source) {
 	ch.prev = c
 	ch.timeMS = blk.TimeMS
 	ch.anchor = blk.Anchor
+	ch.format = blk.Format
 	if vf.opts.Progress != nil {
 		vf.opts.Progress(vf.rep.Blocks, vf.rep.Bytes)
 	}
 }
 
 // decodeBlock is record.DecodeBlock, given what its decoding step gives
-// when the caller has it.
+// when the caller has it. A block that claims format 1 is decoded again:
+// the format has a layout of its own, without net, and the same header
+// in the layout of format 2 is another encoding of the same signed
+// block, which DecodeBlock refuses.
 func decodeBlock(raw []byte, pre *preread) (*record.Block, error) {
-	if pre == nil || len(raw) > record.MaxBlockBytes {
+	if pre == nil || len(raw) > record.MaxBlockBytes || pre.shape.Format != record.BlockFormat {
 		return record.DecodeBlock(raw)
 	}
 	if err := pre.shape.Check(); err != nil {
@@ -265,8 +300,8 @@ func checkSignature(b *record.Block) <-chan error {
 
 // checkLinks checks what ties a block to its chain: the validator, the
 // height, the previous link, the signature (signed, which it waits for only
-// to report a later failure, so that failures keep this order), and time
-// and anchor order.
+// to report a later failure, so that failures keep this order), the format
+// and network, and time and anchor order.
 func (vf *Verifier) checkLinks(b *record.Block, signed func() error) error {
 	ch := vf.ch
 	if b.Validator != ch.v {
@@ -278,11 +313,14 @@ func (vf *Verifier) checkLinks(b *record.Block, signed func() error) error {
 	if b.Height > 0 && !b.Prev.Cid.Equals(ch.prev) {
 		return fmt.Errorf("%v: prev links %s, the block at height %d is %s", ledger.ErrBadParent, b.Prev.Cid, b.Height-1, ch.prev)
 	}
-	var err error
-	if b.Height > 0 && b.TimeMS < ch.timeMS {
-		err = fmt.Errorf("%v: time %d ms is before the parent's %d ms", ledger.ErrBadParent, b.TimeMS, ch.timeMS)
-	} else if b.Height > 0 && b.Anchor.Number < ch.anchor.Number {
-		err = fmt.Errorf("%v: anchor %d is older than the parent's %d", ledger.ErrBadParent, b.Anchor.Number, ch.anchor.Number)
+	err := checkFormat(b, ch.format)
+	if err == nil && b.Format == record.BlockFormat {
+		// Not pinned as the ledger's network if none is known yet: the
+		// block is not known to be signed (objects pins it once it is).
+		err = vf.checkNetwork(b.Net)
+	}
+	if err == nil {
+		err = ch.checkOrder(b)
 	}
 	if err != nil {
 		if serr := signed(); serr != nil {
@@ -290,6 +328,17 @@ func (vf *Verifier) checkLinks(b *record.Block, signed func() error) error {
 		}
 	}
 	return err
+}
+
+// checkOrder is B7: time and anchor number do not go back.
+func (ch *chainState) checkOrder(b *record.Block) error {
+	switch {
+	case b.Height > 0 && b.TimeMS < ch.timeMS:
+		return fmt.Errorf("%v: time %d ms is before the parent's %d ms", ledger.ErrBadParent, b.TimeMS, ch.timeMS)
+	case b.Height > 0 && b.Anchor.Number < ch.anchor.Number:
+		return fmt.Errorf("%v: anchor %d is older than the parent's %d", ledger.ErrBadParent, b.Anchor.Number, ch.anchor.Number)
+	}
+	return nil
 }
 
 // errObjectBytes fails a block whose objects pass the bound.
@@ -305,6 +354,9 @@ func (vf *Verifier) objects(b *record.Block, c cid.Cid, src source, signed func(
 	defer p.stop()
 	if err := signed(); err != nil {
 		return err
+	}
+	if b.Format == record.BlockFormat {
+		vf.pinNetwork(b.Net) // checkLinks passed it
 	}
 	ch.seeds.observe(b.Anchor)
 	linked := 0 // the block's object bytes so far (spec/ledger.md bounds them)
