@@ -63,7 +63,13 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 				return err
 			}
 			defer closeSet()
-			vf := verify.New(verify.Options{Reexecute: !noReexec, Challenges: set})
+			opts := verify.Options{Reexecute: !noReexec, Challenges: set}
+			if n := s.Network(); !n.IsZero() {
+				// A store takes blocks of its own network only: the
+				// verifier names another's as such.
+				opts.Genesis, opts.Netuid = &n.Genesis, &n.Netuid
+			}
+			vf := verify.New(opts)
 			bar := newProgress(cmd.ErrOrStderr(), size, "importing")
 			r := progressbar.NewReader(src, bar)
 			st, err := archive.Import(s, &r, archive.ImportOptions{Check: importCheck(vf)})

@@ -13,14 +13,16 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 )
 
 func newVerifyCmd() *cobra.Command {
 	var (
-		dataDir, carFile, validator, chainSpec string
-		from                                   uint64
-		asJSON, noReexec, strict               bool
+		dataDir, carFile, validator, chainSpec, genesis string
+		from                                            uint64
+		netuid                                          uint16
+		asJSON, noReexec, strict                        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "verify",
@@ -34,15 +36,21 @@ observation, every reward and the reason must be what was recorded. Recorded for
 (a validator signing two blocks at one height) are reported as failures; with --validator,
 only that validator's.
 
+A ledger is of one network, a subnet of one chain, which every block of format 2 names
+(format-1 blocks, written before, name none): a block or fork proof of another is a
+failure. The network is the store's recorded one, else the first such block's; --genesis
+and --netuid assert it, or one alone its chain or its subnet. The summary names it.
+
 It streams: memory stays flat however large the ledger. The first failure of each chain is
 reported with validator, height, block CID, transcript index and reason.` + exitCodesHelp,
 		Example: `  ledger verify --data ~/.ledger/store
   ledger verify --data ~/.ledger/store --validator 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY --from 1200 --json
   ledger verify --car ledger.car --no-reexec
+  ledger verify --data ~/.ledger/store --netuid 120 --genesis <64 hex>
   ssh validator ledger export --data /srv/ledger --out - | ledger verify --car -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := refuseEmpty(cmd, "chain", "validator"); err != nil {
+			if err := refuseEmpty(cmd, "chain", "validator", "genesis"); err != nil {
 				return err
 			}
 			if (dataDir == "") == (carFile == "") {
@@ -80,6 +88,9 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 			}
 			defer closeSet()
 			opts := verify.Options{Reexecute: !noReexec, StrictSeeds: strict, Challenges: set}
+			if err := networkFlags(cmd, genesis, netuid, &opts); err != nil {
+				return err
+			}
 			var rep verify.Report
 			if carFile != "" {
 				rep, err = verifyArchiveFile(cmd, carFile, opts)
@@ -133,8 +144,30 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 	f.Uint64Var(&from, "from", 0, "first height to verify (the state before it comes from the signed block below); above every head is a usage error")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.BoolVar(&noReexec, "no-reexec", false, "skip re-executing transcripts through their environments")
+	f.StringVar(&genesis, "genesis", "", "assert the ledger's chain: the hash of its genesis block, 64 hex (with --netuid, its whole network)")
+	f.Uint16Var(&netuid, "netuid", 0, "assert the ledger's subnet (with --genesis, its whole network)")
 	f.BoolVar(&strict, "strict-seeds", false, "fail format-1 transcripts whose seed no recorded anchor derives (format 2 records its seed and is always checked exactly)")
 	return cmd
+}
+
+// networkFlags sets the network the auditor asserts from --genesis and
+// --netuid, each if given: both name a network, one alone a part of it.
+func networkFlags(cmd *cobra.Command, genesis string, netuid uint16, opts *verify.Options) error {
+	if cmd.Flags().Changed("netuid") {
+		opts.Netuid = &netuid
+	}
+	if !cmd.Flags().Changed("genesis") {
+		return nil
+	}
+	var h record.Hash
+	if err := h.UnmarshalText([]byte(genesis)); err != nil {
+		return usageError{fmt.Sprintf("--genesis: %v", err)}
+	}
+	if err := (record.Network{Genesis: h}).Check(); err != nil {
+		return usageError{fmt.Sprintf("--genesis: %v", err)}
+	}
+	opts.Genesis = &h
+	return nil
 }
 
 // verifyStoreDir audits the store at dir, a store directory the caller
@@ -278,6 +311,11 @@ func printVerifyReport(w io.Writer, r verify.Report) {
 		status = "FAILED"
 	}
 	fmt.Fprintf(w, "%s: %d chains, %d blocks, %d transcripts, %d bytes in %.2f s\n", status, r.Chains, r.Blocks, r.Transcripts, r.Bytes, r.Seconds)
+	if r.Network != nil {
+		fmt.Fprintf(w, "network: netuid %d of the chain of genesis hash %s\n", r.Network.Netuid, r.Network.Genesis)
+	} else {
+		fmt.Fprintln(w, "network: none named (no block of format 2)")
+	}
 	fmt.Fprintf(w, "re-executed %d transcripts; seeds checked exactly %d, format-1 seeds derived from recorded anchors %d, not derivable %d; fork proofs %d\n",
 		r.Reexecuted, r.SeedsExact, r.SeedsDerived, r.SeedsUnverified, r.ForkProofs)
 	fmt.Fprintf(w, "duel results %d: outcomes held to the chains' transcripts %d, without both transcripts in the audited chain %d\n",
