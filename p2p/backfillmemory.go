@@ -4,12 +4,15 @@ import (
 	"context"
 	"sync"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // heldBytes bounds the bytes of blocks and objects that backfills hold
 // between fetching them and storing them, over all chains at once
-// (spec/p2p.md#limits). Without it, each of the maxBackfills workers held
+// (spec/p2p.md#limits); another bounds the objects gossip validations
+// fetch. Without it, each of the maxBackfills workers held
 // a range being stored, one fetched ahead and one being fetched, each up
 // to its fetch's bound: about 1 GiB in all when peers serve blocks at the
 // 64 MiB limit.
@@ -101,6 +104,15 @@ func (h *heldBytes) stats() (held, peak int64) {
 // smaller budget (tests) may be passed by a first block, always whole.
 func fetchBound(budget int) int64 {
 	return int64(budget) + 2*wire.ResponseBudget
+}
+
+// objectBytes is the bytes of objects.
+func objectBytes(objects map[cid.Cid][]byte) int64 {
+	var n int64
+	for _, o := range objects {
+		n += int64(len(o))
+	}
+	return n
 }
 
 // size is the bytes of f's block and objects.

@@ -127,7 +127,17 @@ func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub
 			n.sync.kick(rb.Validator)
 			return pubsub.ValidationIgnore
 		}
+		bound := fetchBound(record.MaxBlockObjectBytes)
+		if err := n.gossipHeld.reserve(ctx, bound); err != nil {
+			// Other gossiped blocks' objects fill the bound until this
+			// validation's deadline: a backfill brings the block.
+			n.sync.kick(rb.Validator)
+			return pubsub.ValidationIgnore
+		}
 		objects, err = n.fetchObjects(ctx, from, wire.Links(rb.Block), record.MaxBlockObjectBytes)
+		got := objectBytes(objects)
+		n.gossipHeld.settle(bound, got)
+		defer n.gossipHeld.release(got)
 		if err != nil {
 			n.unservedObjects(from, rb, err)
 			return pubsub.ValidationIgnore

@@ -39,6 +39,14 @@ const (
 	// blocks being stored, never for another fetch: a peer that stalls
 	// requests (for RequestTimeout) would otherwise stall every backfill.
 	MaxBackfillMemory = maxBackfills * (syncBudget + 2*wire.ResponseBudget)
+	// MaxGossipFetchMemory bounds the objects fetched for gossiped blocks
+	// (those whose message carried none) and not yet stored, over all
+	// validations at once: two fetches' bounds (80 MiB each). Without it,
+	// each of MaxValidations validations could hold a block's 64 MiB, and
+	// one key holder signing blocks at that limit made a node take in
+	// gigabytes. A validation waits for its reservation within its own
+	// deadline; past it, the block comes by backfill.
+	MaxGossipFetchMemory = 2 * (syncBudget + 2*wire.ResponseBudget)
 
 	// MaxClaimsPerPeer bounds the chains a node remembers one peer holds
 	// (from its statuses and the blocks it forwarded); claims of validators

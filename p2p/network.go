@@ -72,6 +72,9 @@ type Config struct {
 	// fetch gathers (default syncBudget): tests make both small.
 	backfillMemory int64
 	backfillFetch  int
+	// gossipMemory bounds the objects fetched for gossiped blocks
+	// (default MaxGossipFetchMemory).
+	gossipMemory int64
 }
 
 func (c *Config) defaults() {
@@ -105,6 +108,9 @@ func (c *Config) defaults() {
 	if c.backfillMemory <= 0 {
 		c.backfillMemory = MaxBackfillMemory
 	}
+	if c.gossipMemory <= 0 {
+		c.gossipMemory = MaxGossipFetchMemory
+	}
 	if c.backfillFetch <= 0 {
 		c.backfillFetch = syncBudget
 	}
@@ -137,7 +143,9 @@ type Network struct {
 	binding *wire.Binding
 	peers   *peerTable
 	sync    *syncer
-	serving *servingLimits
+	// gossipHeld bounds the objects fetched for gossiped blocks.
+	gossipHeld *heldBytes
+	serving    *servingLimits
 	out     *outgoing
 	seq     *sequencer
 	proofs  *proofs
@@ -168,6 +176,7 @@ func Start(store *ledger.Store, cfg Config) (*Network, error) {
 	n.serving = newServingLimits(cfg.RequestRate, cfg.RequestBurst)
 	n.out = newOutgoing()
 	n.sync = newSyncer(n)
+	n.gossipHeld = newHeldBytes(cfg.gossipMemory)
 	n.proofs = newProofs(n)
 	n.pub = newPublisher(n)
 
