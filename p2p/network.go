@@ -146,13 +146,13 @@ type Network struct {
 	// gossipHeld bounds the objects fetched for gossiped blocks.
 	gossipHeld *heldBytes
 	serving    *servingLimits
-	out     *outgoing
-	seq     *sequencer
-	proofs  *proofs
-	scores  *scoreBoard
-	hub     *hub
-	pub     *publisher
-	metrics *metrics
+	out        *outgoing
+	seq        *sequencer
+	proofs     *proofs
+	scores     *scoreBoard
+	hub        *hub
+	pub        *publisher
+	metrics    *metrics
 
 	ctx    context.Context
 	cancel context.CancelFunc
