@@ -41,7 +41,7 @@ func TestConsistencyProofStaysInOneLedger(t *testing.T) {
 
 	other := record.Network{Genesis: sha256.Sum256([]byte("another chain")), Netuid: recordtest.Network.Netuid}
 	for name, older := range map[string]record.Header{
-		"same height": func() record.Header { h := h1; h.Net = other; return h }(),
+		"same height":  func() record.Header { h := h1; h.Net = other; return h }(),
 		"lower height": func() record.Header { h := h0; h.Net = other; return h }(),
 		"format 1":     func() record.Header { h := h0; h.Format, h.Net = record.BlockFormatV1, record.Network{}; return h }(),
 	} {
