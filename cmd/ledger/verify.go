@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -70,6 +71,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 			if carFile != "" && (scope.Validator != nil || from != 0) {
 				return usageError{"--validator and --from apply to --data only: an archive is verified whole"}
 			}
+			var chainNet record.Network
 			if chainSpec != "" {
 				// A chain that cannot be reached is found before the
 				// audit, which can take hours, not after it with its
@@ -80,7 +82,11 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 				if err != nil {
 					return err
 				}
+				chainNet, err = networkOfChain(cmd, c)
 				c.Close()
+				if err != nil {
+					return err
+				}
 			}
 			set, closeSet, err := newChallengeSet()
 			if err != nil {
@@ -89,6 +95,9 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 			defer closeSet()
 			opts := verify.Options{Reexecute: !noReexec, StrictSeeds: strict, Challenges: set}
 			if err := networkFlags(cmd, genesis, netuid, &opts); err != nil {
+				return err
+			}
+			if err := assertChainNetwork(chainNet, &opts); err != nil {
 				return err
 			}
 			var rep verify.Report
@@ -167,6 +176,37 @@ func networkFlags(cmd *cobra.Command, genesis string, netuid uint16, opts *verif
 		return usageError{fmt.Sprintf("--genesis: %v", err)}
 	}
 	opts.Genesis = &h
+	return nil
+}
+
+// networkOfChain is the network of the ledger whose commitments chain c
+// holds: its subnet and genesis hash.
+func networkOfChain(cmd *cobra.Command, c chain.Chain) (record.Network, error) {
+	p, err := c.Params(cmd.Context())
+	if err != nil {
+		return record.Network{}, fmt.Errorf("--chain: read the subnet's parameters: %w", err)
+	}
+	g, err := c.BlockHash(cmd.Context(), 0)
+	if err != nil {
+		return record.Network{}, fmt.Errorf("--chain: read the genesis hash: %w", err)
+	}
+	return record.Network{Genesis: record.Hash(g), Netuid: p.Netuid}, nil
+}
+
+// assertChainNetwork makes the audit assert --chain's network, whose
+// commitments it holds the ledger to, unless --genesis or --netuid
+// already assert a part of it; a part that contradicts it is bad usage.
+func assertChainNetwork(n record.Network, opts *verify.Options) error {
+	if n.IsZero() {
+		return nil
+	}
+	if opts.Genesis != nil && *opts.Genesis != n.Genesis {
+		return usageError{fmt.Sprintf("--genesis %s contradicts --chain, whose genesis hash is %s", *opts.Genesis, n.Genesis)}
+	}
+	if opts.Netuid != nil && *opts.Netuid != n.Netuid {
+		return usageError{fmt.Sprintf("--netuid %d contradicts --chain, whose subnet is %d", *opts.Netuid, n.Netuid)}
+	}
+	opts.Genesis, opts.Netuid = &n.Genesis, &n.Netuid
 	return nil
 }
 

@@ -24,7 +24,18 @@ import (
 func TestVerifyChainVtrustWeights(t *testing.T) {
 	const liar = 2
 	dir := t.TempDir()
-	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
+	c, spec := validatorsChain(t, []*keys.Hotkey{verifytest.Key(0), verifytest.Key(1), verifytest.Key(2)})
+	ctx := context.Background()
+	genesis, err := c.BlockHash(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := c.Params(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The ledger of the chain's subnet, as its validators' nodes write it.
+	s, err := ledger.Open(dir, ledger.WithNetwork(record.Network{Genesis: record.Hash(genesis), Netuid: params.Netuid}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +49,6 @@ func TestVerifyChainVtrustWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, spec := validatorsChain(t, ks)
-	ctx := context.Background()
 	for i, k := range ks {
 		h, err := s.Head(k.Public())
 		if err != nil {
@@ -75,9 +84,20 @@ func TestVerifyChainVtrustWeights(t *testing.T) {
 	if rep.Commitments == nil || *rep.Commitments != len(ks) {
 		t.Fatalf("commitments %v in %s, want %d checked", rep.Commitments, out, len(ks))
 	}
+	if rep.Network == nil || rep.Network.Genesis != record.Hash(genesis) || rep.Network.Netuid != params.Netuid {
+		t.Fatalf("verify --chain: network %v, want the chain's", rep.Network)
+	}
 	out, _ = runCLI(t, "verify", "--data", dir, "--no-reexec", "--json")
 	if strings.Contains(out, `"commitments"`) {
 		t.Fatalf("verify without --chain reports commitments: %s", out)
+	}
+	// --chain asserts its network: a --genesis or --netuid of another
+	// contradicts it.
+	for _, flag := range [][]string{{"--genesis", recordtest.Network.Genesis.String()}, {"--netuid", "4242"}} {
+		code, _, errs := ledgerRun(t, append([]string{"verify", "--data", dir, "--chain", spec, "--no-reexec"}, flag...)...)
+		if code != exitUsage || !strings.Contains(errs, flag[0]+" ") || !strings.Contains(errs, "contradicts --chain") {
+			t.Errorf("verify --chain %v: exit %d\n%s", flag, code, errs)
+		}
 	}
 
 	out, code = runCLI(t, "vtrust", "show", "--data", dir, "--chain", spec, "--json")
