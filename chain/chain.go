@@ -193,4 +193,10 @@ type WeightRow struct {
 	UID    uint16   `json:"uid"`
 	UIDs   []uint16 `json:"uids"`
 	Values []uint16 `json:"values"`
+	// LastUpdate is subtensor's LastUpdate of the uid: the block it
+	// registered at or, if later, last set weights at (commit-reveal
+	// off) or committed them at (on). A reveal leaves it: it does not
+	// tell when the row in effect was revealed, only that no commit of
+	// the uid was taken after it. 0 where the chain holds none.
+	LastUpdate uint64 `json:"last_update"`
 }

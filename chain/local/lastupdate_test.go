@@ -162,3 +162,72 @@ func TestFormat2LastUpdate(t *testing.T) {
 		t.Fatalf("epoch at block %d: last_update %v, want alice 21 (her pending commit), bob 21 (his reveal), eve 5 (registration)", in.Block, in.LastUpdate)
 	}
 }
+
+// TestWeightRowsLastUpdate: a weight row read back carries its uid's
+// last_update, as subtensor's Weights and LastUpdate read together do, in
+// process and over HTTP, at the head and at a kept block: with
+// commit-reveal on, the block of the commit, which the reveal leaves;
+// with it off, the block of set_weights.
+func TestWeightRowsLastUpdate(t *testing.T) {
+	t.Parallel()
+	for _, overHTTP := range []bool{false, true} {
+		name := "in-process"
+		if overHTTP {
+			name = "http"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d := newDevnet(t)
+			open := func(g Genesis) (*Chain, chain.Chain) {
+				l := newManual(t, g, "", nil)
+				if !overHTTP {
+					return l, l
+				}
+				cl, err := Dial(ctx(t), serve(t, l))
+				must(t, "dial", err)
+				t.Cleanup(func() { cl.Close() })
+				return l, cl
+			}
+			lastUpdate := func(r chain.Reader, uid uint16) uint64 {
+				t.Helper()
+				rows, err := r.Weights(ctx(t))
+				must(t, "weights", err)
+				i := slices.IndexFunc(rows, func(r chain.WeightRow) bool { return r.UID == uid })
+				if i < 0 {
+					t.Fatalf("no row of uid %d in %+v", uid, rows)
+				}
+				return rows[i].LastUpdate
+			}
+			cx := ctx(t)
+			l, c := open(d.genesis)
+			must(t, "advance", l.Advance(12))
+			r := chain.Reveal{Weights: chain.Weights{UIDs: []uint16{2}, Values: []uint16{1}}, Salt: []uint16{7}}
+			must(t, "commit at block 12", c.CommitWeights(cx, d.alice, chain.CommitHash(d.alice.Public(), d.genesis.Netuid, r)))
+			must(t, "advance", l.Advance(9))
+			must(t, "reveal at block 21", c.RevealWeights(cx, d.alice, r))
+			if got := lastUpdate(c, 0); got != 12 {
+				t.Fatalf("commit-reveal: last_update %d after a commit at 12 and its reveal at 21, want 12", got)
+			}
+			must(t, "advance", l.Advance(9)) // block 30 begins an epoch: kept
+			must(t, "commit at block 30", c.CommitWeights(cx, d.alice, chain.CommitHash(d.alice.Public(), d.genesis.Netuid, chain.Reveal{Salt: []uint16{1}})))
+			if got := lastUpdate(c, 0); got != 30 {
+				t.Fatalf("last_update %d after a new commit at 30, want 30 (the row in effect is still the one revealed at 21)", got)
+			}
+			must(t, "advance", l.Advance(1))
+			at, err := c.At(cx, 30)
+			must(t, "at 30", err)
+			if got := lastUpdate(at, 0); got != 30 {
+				t.Fatalf("last_update as of block 30: %d, want 30", got)
+			}
+
+			g := d.genesis
+			g.CommitReveal = false
+			l, c = open(g)
+			must(t, "advance", l.Advance(3))
+			must(t, "set at block 3", c.SetWeights(cx, d.alice, chain.Weights{UIDs: []uint16{2}, Values: []uint16{1}}))
+			if got := lastUpdate(c, 0); got != 3 {
+				t.Fatalf("set_weights at block 3: last_update %d", got)
+			}
+		})
+	}
+}

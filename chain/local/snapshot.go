@@ -36,13 +36,16 @@ type snapshotUnit struct {
 	Results    results        `json:"results"`
 	Commitment *commitment    `json:"commitment,omitempty"`
 	Weights    *weightRow     `json:"weights,omitempty"`
+	// LastUpdate is the neuron's; a state kept before it was recorded
+	// reads as 0.
+	LastUpdate uint64 `json:"last_update,omitempty"`
 }
 
 // snapshot freezes what the state reports at its head.
 func (s *state) snapshot() snapshot {
 	sn := snapshot{Block: s.Head, Epoch: s.Epoch, EpochBlock: s.EpochBlock, Neurons: make([]snapshotUnit, len(s.Neurons))}
 	for i, n := range s.Neurons {
-		u := snapshotUnit{Hotkey: n.Hotkey, Stake: n.Stake, Validator: n.Validator, Results: n.Results}
+		u := snapshotUnit{Hotkey: n.Hotkey, Stake: n.Stake, Validator: n.Validator, Results: n.Results, LastUpdate: n.LastUpdate}
 		if n.Commitment != nil {
 			u.Commitment = &commitment{Block: n.Commitment.Block, Fields: cloneFields(n.Commitment.Fields)}
 		}
@@ -139,7 +142,7 @@ func (f frozen) Weights(context.Context) ([]chain.WeightRow, error) {
 	var out []chain.WeightRow
 	for i, n := range f.sn.Neurons {
 		if n.Weights != nil {
-			out = append(out, chain.WeightRow{UID: uint16(i), UIDs: slices.Clone(n.Weights.UIDs), Values: slices.Clone(n.Weights.Values)})
+			out = append(out, chain.WeightRow{UID: uint16(i), UIDs: slices.Clone(n.Weights.UIDs), Values: slices.Clone(n.Weights.Values), LastUpdate: n.LastUpdate})
 		}
 	}
 	return out, nil

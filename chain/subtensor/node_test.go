@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,8 @@ import (
 // node that keeps only the head's state. The methods are Substrate's, as
 // go-substrate-rpc-client's own server (gethrpc) dispatches them:
 // chain_getHeader, chain_getBlockHash, state_getRuntimeVersion,
-// state_getMetadata, state_getStorage.
+// state_getMetadata, state_getStorage, and the scans of maps (Weights,
+// Keys) state_getKeysPaged and state_queryStorageAt.
 type fakeNode struct {
 	mu      sync.Mutex
 	head    uint64
@@ -130,6 +132,66 @@ func (r stateRPC) GetStorage(key, at string) (*string, error) {
 	}
 	s := hexOf(v)
 	return &s, nil
+}
+
+// GetKeysPaged lists the head's keys under prefix after start, in key
+// order, at most count.
+func (r stateRPC) GetKeysPaged(prefix string, count int, start, at string) ([]string, error) {
+	r.n.mu.Lock()
+	defer r.n.mu.Unlock()
+	if err := r.n.atHead(at); err != nil {
+		return nil, err
+	}
+	p, err1 := unhex(prefix)
+	from, err2 := unhex(start)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	var ks []string
+	for k := range r.n.storage {
+		if strings.HasPrefix(k, string(p)) && k > string(from) {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	out := []string{}
+	for _, k := range ks[:min(count, len(ks))] {
+		out = append(out, hexOf([]byte(k)))
+	}
+	return out, nil
+}
+
+// QueryStorageAt answers one change set: each key with its value at the
+// head, or null.
+func (r stateRPC) QueryStorageAt(keys []string, at string) ([]map[string]any, error) {
+	r.n.mu.Lock()
+	defer r.n.mu.Unlock()
+	if err := r.n.atHead(at); err != nil {
+		return nil, err
+	}
+	changes := [][2]*string{}
+	for _, key := range keys {
+		k, err := unhex(key)
+		if err != nil {
+			return nil, err
+		}
+		ch := [2]*string{&key, nil}
+		if v, ok := r.n.storage[string(k)]; ok {
+			s := hexOf(v)
+			ch[1] = &s
+		}
+		changes = append(changes, ch)
+	}
+	return []map[string]any{{"block": at, "changes": changes}}, nil
+}
+
+// atHead refuses a read at any block but the head; n.mu is held.
+func (n *fakeNode) atHead(at string) error {
+	head := blockHashOf(n.head)
+	if at != hexOf(head[:]) {
+		return errors.New("State already discarded for " + at)
+	}
+	return nil
 }
 
 func le16(v uint64) []byte { return binary.LittleEndian.AppendUint16(nil, uint16(v)) }

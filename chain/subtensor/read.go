@@ -203,10 +203,16 @@ func (v view) Commitments(ctx context.Context) ([]chain.Commitment, error) {
 	return out, nil
 }
 
-// Weights reads SubtensorModule.Weights.
+// Weights reads SubtensorModule.Weights, and LastUpdate (a Vec<u64> by
+// uid, keyed by the netuid storage index, Identity; absent, or shorter
+// than a uid, reads as 0).
 func (v view) Weights(ctx context.Context) ([]chain.WeightRow, error) {
 	prefix := keyWeightsPrefix(v.c.netuid)
 	entries, err := v.c.scan(ctx, prefix, v.at.Hash)
+	if err != nil {
+		return nil, err
+	}
+	lastUpdate, err := vecOf(ctx, v.c, "LastUpdate", v.at.Hash, decodeU64s)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +226,11 @@ func (v view) Weights(ctx context.Context) ([]chain.WeightRow, error) {
 			return nil, fmt.Errorf("subtensor: weights: %w", err)
 		}
 		uid := uint16(k[len(prefix)]) | uint16(k[len(prefix)+1])<<8
-		out = append(out, chain.WeightRow{UID: uid, UIDs: uids, Values: values})
+		row := chain.WeightRow{UID: uid, UIDs: uids, Values: values}
+		if int(uid) < len(lastUpdate) {
+			row.LastUpdate = lastUpdate[uid]
+		}
+		out = append(out, row)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].UID < out[j].UID })
 	return out, nil

@@ -98,6 +98,16 @@ func decodeU16s(b []byte) ([]uint16, error) {
 	return v, d.Finish()
 }
 
+func decodeU64s(b []byte) ([]uint64, error) {
+	d := scale.NewDecoder(b)
+	n := d.Len(maxVec, 8, "Vec<u64>")
+	out := make([]uint64, 0, n)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		out = append(out, d.U64())
+	}
+	return out, d.Finish()
+}
+
 func decodeBools(b []byte) ([]bool, error) {
 	d := scale.NewDecoder(b)
 	n := d.Len(maxVec, 1, "Vec<bool>")
