@@ -85,3 +85,20 @@ func TestWeightsLastUpdate(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeU64s: a LastUpdate value never panics the decoder, and one it
+// takes is exactly the encoding of what it returns.
+func FuzzDecodeU64s(f *testing.F) {
+	f.Add(vecU64(40, 0, 812))
+	f.Add(vecU64())
+	f.Add([]byte{0xfd, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		vs, err := decodeU64s(b)
+		if err != nil {
+			return
+		}
+		if got := vecU64(vs...); string(got) != string(b) {
+			t.Fatalf("%x decoded to %v, which encodes as %x", b, vs, got)
+		}
+	})
+}
