@@ -25,7 +25,17 @@ type pendingReveal struct {
 	// unjudged counts the sends in a row the chain did not judge (see
 	// reveal); not kept across restarts.
 	unjudged int
-	reveal   chain.Reveal
+	// sent is the head block at the first send in the window the chain
+	// did not judge (0 before): the chain may have taken it, and refuse
+	// the sends after (appliedEarlier).
+	sent uint64
+	// committed tells that the chain took the commit; else its outcome
+	// is unknown, and the chain took it, if at all, in a block between
+	// the heads read before and after it, commitFrom and commitTo (0
+	// when that read failed).
+	committed            bool
+	commitFrom, commitTo uint64
+	reveal               chain.Reveal
 }
 
 // maxUnjudged bounds the sends of a reveal in a row that the chain does
@@ -56,13 +66,14 @@ func (d *Driver) commitWeights(ctx context.Context, p chain.Params, k uint64, r 
 	}
 	// A head read that fails leaves the window open by one epoch: the
 	// commit was applied by now, so it lies at most one epoch past before.
-	to := chainEpoch(before.Number, p) + 1
+	to, commitTo := chainEpoch(before.Number, p)+1, uint64(0)
 	if after, err := c.Head(ctx); err == nil {
-		to = chainEpoch(after.Number, p)
+		to, commitTo = chainEpoch(after.Number, p), after.Number
 	}
 	d.mu.Lock()
 	d.pending = append(d.pending, pendingReveal{
 		epoch: k, from: chainEpoch(before.Number, p) + p.RevealPeriod, to: to + p.RevealPeriod, reveal: r,
+		committed: committed == nil, commitFrom: before.Number, commitTo: commitTo,
 	})
 	d.mu.Unlock()
 	if committed != nil {
@@ -82,7 +93,7 @@ var ErrUnrevealed = errors.New("weight commit not revealed")
 // revealed is logged as the failure of the epoch that committed it. Both
 // counts go into the next epoch's report.
 func (d *Driver) revealDue(ctx context.Context, p chain.Params, head uint64) {
-	sent, n, lost := d.reveal(ctx, chainEpoch(head, p))
+	sent, n, lost := d.reveal(ctx, chainEpoch(head, p), head)
 	for _, l := range lost {
 		d.cfg.Logger.Warn("epoch failed", "epoch", l.epoch, "err", l.err)
 	}
@@ -108,15 +119,17 @@ type lostReveal struct {
 	err   error
 }
 
-// reveal sends the reveals due in chain epoch now and returns how many it
-// sent and how many the chain took. A commit is never sent outside
-// [from, to]: the chain takes a reveal in its one reveal epoch only. One
-// the chain refuses is sent again in the next epoch of its window, not on
-// the next tick; one refused in the last, or whose window has passed, is
-// dropped and returned. One the chain did not judge (chain.Refused is
-// false) is sent again on the next tick, up to maxUnjudged sends in a row
-// (spec/epoch.md, "Reveals").
-func (d *Driver) reveal(ctx context.Context, now uint64) (sent, taken int, lost []lostReveal) {
+// reveal sends the reveals due in chain epoch now, at head block head,
+// and returns how many it sent and how many the chain took. A commit is
+// never sent outside [from, to]: the chain takes a reveal in its one
+// reveal epoch only. One the chain refuses is sent again in the next
+// epoch of its window, not on the next tick; one refused in the last, or
+// whose window has passed, is dropped and returned. One the chain did not
+// judge (chain.Refused is false) is sent again on the next tick, up to
+// maxUnjudged sends in a row; refused after such a send, it counts as
+// taken if the chain shows that send applied (appliedEarlier;
+// spec/epoch.md, "Reveals").
+func (d *Driver) reveal(ctx context.Context, now, head uint64) (sent, taken int, lost []lostReveal) {
 	d.mu.Lock()
 	pending := d.pending
 	d.pending = nil
@@ -132,13 +145,21 @@ func (d *Driver) reveal(ctx context.Context, now uint64) (sent, taken int, lost 
 		default:
 			err := d.cfg.Chain.RevealWeights(ctx, d.cfg.Key, pr.reveal)
 			sent++
+			refused := chain.Refused(err)
+			if err != nil && !refused && ctx.Err() == nil && pr.sent == 0 {
+				pr.sent = head
+			}
 			switch {
 			case err == nil:
 				taken++
 			case ctx.Err() != nil:
 				// Stopping: a restart still in this chain epoch sends it.
 				keep = append(keep, pr)
-			case !chain.Refused(err) && pr.unjudged+1 < maxUnjudged:
+			case refused && d.appliedEarlier(ctx, pr, err):
+				d.cfg.Logger.Info("epoch: reveal refused, but its earlier send was applied (its answer lost)",
+					"epoch", pr.epoch, "sent_at", pr.sent, "refusal", err)
+				taken++
+			case !refused && pr.unjudged+1 < maxUnjudged:
 				// Not judged (the chain unreachable, the call cut): the
 				// next tick sends it again, since its chain epoch, the
 				// one it may be taken in, can end before the next.

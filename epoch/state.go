@@ -27,19 +27,27 @@ type state struct {
 	Reveals []savedReveal `json:"reveals,omitempty"`
 }
 
-// savedReveal is a pendingReveal in the state file.
+// savedReveal is a pendingReveal in the state file. A file written
+// before Sent, Committed, CommitFrom and CommitTo were kept reads as no
+// send unjudged and a commit of unknown outcome whose blocks are unknown:
+// such a reveal, refused, is reported as before (appliedEarlier).
 type savedReveal struct {
-	Epoch  uint64       `json:"epoch"`
-	From   uint64       `json:"from"`
-	To     uint64       `json:"to"`
-	Retry  uint64       `json:"retry,omitempty"`
-	Reveal chain.Reveal `json:"reveal"`
+	Epoch      uint64       `json:"epoch"`
+	From       uint64       `json:"from"`
+	To         uint64       `json:"to"`
+	Retry      uint64       `json:"retry,omitempty"`
+	Sent       uint64       `json:"sent,omitempty"`
+	Committed  bool         `json:"committed,omitempty"`
+	CommitFrom uint64       `json:"commit_from,omitempty"`
+	CommitTo   uint64       `json:"commit_to,omitempty"`
+	Reveal     chain.Reveal `json:"reveal"`
 }
 
 func saveReveals(ps []pendingReveal) []savedReveal {
 	out := make([]savedReveal, len(ps))
 	for i, p := range ps {
-		out[i] = savedReveal{Epoch: p.epoch, From: p.from, To: p.to, Retry: p.retry, Reveal: p.reveal}
+		out[i] = savedReveal{Epoch: p.epoch, From: p.from, To: p.to, Retry: p.retry, Sent: p.sent,
+			Committed: p.committed, CommitFrom: p.commitFrom, CommitTo: p.commitTo, Reveal: p.reveal}
 	}
 	return out
 }
@@ -47,7 +55,8 @@ func saveReveals(ps []pendingReveal) []savedReveal {
 func loadReveals(ss []savedReveal) []pendingReveal {
 	out := make([]pendingReveal, len(ss))
 	for i, s := range ss {
-		out[i] = pendingReveal{epoch: s.Epoch, from: s.From, to: s.To, retry: s.Retry, reveal: s.Reveal}
+		out[i] = pendingReveal{epoch: s.Epoch, from: s.From, to: s.To, retry: s.Retry, sent: s.Sent,
+			committed: s.Committed, commitFrom: s.CommitFrom, commitTo: s.CommitTo, reveal: s.Reveal}
 	}
 	return out
 }
