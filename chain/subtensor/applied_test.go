@@ -133,11 +133,19 @@ func TestPoolRefusals(t *testing.T) {
 		reject  map[string]any
 		status  string
 		refused bool
+		// is is the refusal the pool's custom code names, if any.
+		is error
 	}{
-		{"1010", map[string]any{"code": 1010, "message": "Invalid Transaction", "data": "Custom error: 17"}, "", true},
-		{"invalid status", nil, "invalid", true},
-		{"dropped", nil, "dropped", false},
-		{"other RPC error", map[string]any{"code": -32000, "message": "node is syncing"}, "", false},
+		{"1010", map[string]any{"code": 1010, "message": "Invalid Transaction", "data": "Custom error: 17"}, "", true, chain.ErrRevealTooEarly},
+		// A reveal whose commit is gone: sent again after a send the
+		// chain took and whose answer was lost (epoch's appliedEarlier).
+		{"1010 no commit", map[string]any{"code": 1010, "message": "Invalid Transaction", "data": "Custom error: 16"}, "", true, chain.ErrNoCommit},
+		{"1010 rate limit", map[string]any{"code": 1010, "message": "Invalid Transaction", "data": "Custom error: 6"}, "", true, chain.ErrTooFast},
+		{"1010 unknown code", map[string]any{"code": 1010, "message": "Invalid Transaction", "data": "Custom error: 200"}, "", true, nil},
+		{"1010 other data", map[string]any{"code": 1010, "message": "Invalid Transaction", "data": "Transaction has a bad signature"}, "", true, nil},
+		{"invalid status", nil, "invalid", true, nil},
+		{"dropped", nil, "dropped", false, nil},
+		{"other RPC error", map[string]any{"code": -32000, "message": "node is syncing"}, "", false, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -155,6 +163,11 @@ func TestPoolRefusals(t *testing.T) {
 			}
 			if chain.Refused(err) != c.refused || errors.Is(err, chain.ErrInvalidTransaction) != c.refused {
 				t.Errorf("%v: refused %v, want %v", err, chain.Refused(err), c.refused)
+			}
+			for _, named := range []error{chain.ErrRevealTooEarly, chain.ErrNoCommit, chain.ErrTooFast} {
+				if errors.Is(err, named) != (named == c.is) {
+					t.Errorf("%v: is %v: %v, want %v", err, named, errors.Is(err, named), named == c.is)
+				}
 			}
 		})
 	}

@@ -46,7 +46,7 @@ func (c *Client) submit(ctx context.Context, k *keys.Hotkey, name string, build 
 	if err != nil {
 		var coded interface{ ErrorCode() int }
 		if errors.As(err, &coded) && coded.ErrorCode() == rpcInvalidTransaction {
-			return included{}, fmt.Errorf("subtensor %s: %w: %w", name, chain.ErrInvalidTransaction, err)
+			return included{}, poolRefusal(name, coded.(error))
 		}
 		return included{}, fmt.Errorf("subtensor %s: submit: %w", name, err)
 	}
