@@ -230,6 +230,11 @@ func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, 
 		if blk.Validator != v || blk.Height != from+uint64(i) {
 			return nil, bad(fmt.Errorf("peer %s sent block of %s height %d for %s height %d", p, blk.Validator.Short(), blk.Height, v.Short(), from+uint64(i)))
 		}
+		if err := n.checkBlockNetwork(blk); err != nil {
+			// Before its objects are fetched; and the store, while it has
+			// no network, would take the first block of any subnet.
+			return nil, bad(fmt.Errorf("block %d from %s: %w", i, p, err))
+		}
 		f := fetched{blk: blk, raw: raw, cid: codec.Sum(raw), objects: map[cid.Cid][]byte{}}
 		for _, l := range wire.Links(blk) {
 			if k < len(br.Objects) {

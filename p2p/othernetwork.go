@@ -14,31 +14,42 @@ import (
 
 // checkBlockNetwork refuses a block of another network than the store's,
 // or of block format 1, which names none. A store not yet bound to a
-// network takes a format-2 block of any.
+// network (an observer's, started without the chain's genesis hash) takes
+// a format-2 block of its subnet on any chain: the first it stores binds
+// it, and one of another subnet would bind it to that subnet for good.
 func (n *Network) checkBlockNetwork(b *record.Block) error {
 	if b.Format != record.BlockFormat {
 		return fmt.Errorf("block of %s at height %d is of format %d, which names no network", b.Validator, b.Height, b.Format)
 	}
-	if ours := n.store.Network(); !ours.IsZero() && b.Net != ours {
-		return fmt.Errorf("block of %s at height %d is of %s, this node's ledger of %s", b.Validator, b.Height, b.Net, ours)
+	if err := n.checkNetwork(b.Net); err != nil {
+		return fmt.Errorf("block of %s at height %d: %w", b.Validator, b.Height, err)
+	}
+	return nil
+}
+
+// checkNetwork refuses another network than the store's, or, while the
+// store has none, another subnet than the node's.
+func (n *Network) checkNetwork(net record.Network) error {
+	ours := n.store.Network()
+	switch {
+	case ours.IsZero() && net.Netuid != n.cfg.NetUID:
+		return fmt.Errorf("it is of %s, this node's ledger of subnet %d", net, n.cfg.NetUID)
+	case !ours.IsZero() && net != ours:
+		return fmt.Errorf("it is of %s, this node's ledger of %s", net, ours)
 	}
 	return nil
 }
 
 // checkProofNetwork refuses a fork proof of another network than the
 // store's: its blocks prove nothing here. A store not yet bound to a
-// network takes any.
+// network takes one of its subnet on any chain.
 func (n *Network) checkProofNetwork(p *record.ForkProof) error {
-	ours := n.store.Network()
-	if ours.IsZero() {
-		return nil
-	}
 	net, err := p.Network()
 	if err != nil {
 		return err
 	}
-	if net != ours {
-		return fmt.Errorf("fork proof of %s at height %d is of %s, this node's ledger of %s", p.Validator, p.Height, net, ours)
+	if err := n.checkNetwork(net); err != nil {
+		return fmt.Errorf("fork proof of %s at height %d: %w", p.Validator, p.Height, err)
 	}
 	return nil
 }
