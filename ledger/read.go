@@ -244,11 +244,34 @@ func head(r reader, v keys.PublicKey) (Head, error) {
 	if err != nil {
 		return Head{}, err
 	}
-	eq, err := has(r, layout.EquivocKey(v))
+	eq, err := equivocating(r, v)
 	if err != nil {
 		return Head{}, err
 	}
 	return Head{Block: b.Ref(), Checkpoint: b.Checkpoint, TimeMS: b.TimeMS, Anchor: b.Anchor, Equivocating: eq}, nil
+}
+
+// equivocating reports whether v is marked ('e') for a fork proof other
+// than one of format 1: that format is withdrawn (its blocks name no
+// network, so they may be an honest validator's blocks on two networks),
+// and only a store written before block format 2 holds one, which it
+// marked then. A marker whose proof cannot be read still counts: the
+// store says so, and ForkProofs reports the proof as unreadable.
+func equivocating(r reader, v keys.PublicKey) (bool, error) {
+	pc, ok, err := get(r, layout.EquivocKey(v))
+	if err != nil || !ok {
+		return false, err
+	}
+	raw, ok, err := get(r, layout.ObjectKey(pc))
+	switch {
+	case err != nil:
+		return false, err
+	case !ok:
+		return true, nil
+	}
+	var p record.ForkProof
+	withdrawn := codec.Unmarshal(raw, &p) == nil && p.Format == 1
+	return !withdrawn, nil
 }
 
 // Heads streams every validator's head, ordered by public key.
