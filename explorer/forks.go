@@ -1,10 +1,12 @@
 package explorer
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 )
 
 // ForkRow is one stored fork proof: two blocks one validator signed at one
@@ -38,7 +40,8 @@ func (srv *server) forks(w http.ResponseWriter, r *http.Request) error {
 	page := Page[ForkRow]{Items: []ForkRow{}}
 	var i uint64
 	for p, err := range srv.s.ForkProofs() {
-		if err != nil {
+		var unreadable *ledger.UnreadableForkProofError
+		if err != nil && !errors.As(err, &unreadable) {
 			return err
 		}
 		if i < skip {
@@ -50,6 +53,12 @@ func (srv *server) forks(w http.ResponseWriter, r *http.Request) error {
 			break
 		}
 		i++
+		if unreadable != nil {
+			// A damaged proof, or one of format 1 (withdrawn) in a store
+			// written before block format 2: listed, as proving nothing.
+			page.Items = append(page.Items, ForkRow{CID: cidString(unreadable.CID), Validator: unreadable.Validator, Height: unreadable.Height})
+			continue
+		}
 		_, _, verr := p.Verify()
 		row := ForkRow{CID: p.CID.String(), Validator: p.Validator, Height: p.Height, Valid: verr == nil,
 			A: codec.Sum(p.A).String(), B: codec.Sum(p.B).String()}

@@ -40,7 +40,9 @@ func (srv *server) status(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	for _, err := range srv.s.ForkProofs() {
-		if err != nil {
+		// An unreadable proof (damaged, or withdrawn) is listed too.
+		var unreadable *ledger.UnreadableForkProofError
+		if err != nil && !errors.As(err, &unreadable) {
 			return err
 		}
 		out.ForkProofs++

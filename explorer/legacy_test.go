@@ -1,0 +1,78 @@
+package explorer_test
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/affine-ledger/ledger/explorer"
+	"github.com/affine-ledger/ledger/explorer/explorertest"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
+	"github.com/affine-ledger/ledger/ledger/record"
+)
+
+// TestLegacyStore serves a store written before block format 2 (`ledger
+// serve` opens it read-only): a chain of format-1 blocks and a fork proof
+// of format 1, withdrawn since, whose blocks may be an honest validator's
+// on two networks. The explorer lists the proof as not valid and does not
+// mark the validator; before, the proof failed the forks list and the
+// status with an error, and the head said equivocating.
+func TestLegacyStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := ledger.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	alice, err := keys.FromURI("//Alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := func(timeMS int64) []byte {
+		_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormatV1, Validator: alice.Public(), TimeMS: timeMS,
+			Anchor: explorertest.Anchor(1), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	b0, b1 := sign(1), sign(2)
+	if _, err := ledgertest.LegacyChain(dir, b0); err != nil {
+		t.Fatal(err)
+	}
+	pc, err := ledgertest.LegacyForkProof(dir, b0, b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ledger.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	h, err := explorer.Handler(r, explorer.Options{Refresh: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var forks explorer.Page[explorer.ForkRow]
+	getJSONAt(t, srv.URL, "/api/v1/forks", &forks)
+	if len(forks.Items) != 1 {
+		t.Fatalf("forks %+v, want the withdrawn proof", forks)
+	}
+	if fr := forks.Items[0]; fr.Valid || fr.CID != pc.String() || fr.Validator != alice.Public() || fr.Height != 0 {
+		t.Errorf("fork row %+v: want proof %s of Alice at height 0, not valid", fr, pc)
+	}
+	var st explorer.StatusView
+	getJSONAt(t, srv.URL, "/api/v1/status", &st)
+	if st.ForkProofs != 1 {
+		t.Errorf("status counts %d fork proofs, want 1", st.ForkProofs)
+	}
+	var v explorer.ValidatorView
+	getJSONAt(t, srv.URL, "/api/v1/validators/"+alice.Public().String(), &v)
+	if v.Head.Equivocating {
+		t.Error("a withdrawn fork proof marks Alice as equivocating")
+	}
+}
