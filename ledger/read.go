@@ -445,7 +445,7 @@ func (s *Store) ForkProofs() iter.Seq2[StoredForkProof, error] {
 		}
 		p, err := record.DecodeForkProof(raw)
 		if err != nil {
-			return unreadable(c, fmt.Errorf("%w: fork proof %s: %v", ErrCorrupt, c, err))
+			return unreadable(c, fmt.Errorf("%w: fork proof %s: %w", ErrCorrupt, c, err))
 		}
 		return StoredForkProof{ForkProof: p, CID: c, Raw: raw}, nil
 	})

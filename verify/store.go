@@ -8,6 +8,7 @@ import (
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 )
 
 // StoreScope narrows a store audit.
@@ -116,8 +117,16 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 			if scope.Validator != nil && unreadable.Validator != *scope.Validator {
 				continue
 			}
-			vf.Fail(Failure{Validator: unreadable.Validator.String(), Height: unreadable.Height, CID: cidString(unreadable.CID), Transcript: -1,
-				Reason: fmt.Sprintf("fork proof: %v", unreadable.Err)})
+			f := Failure{Validator: unreadable.Validator.String(), Height: unreadable.Height, CID: cidString(unreadable.CID), Transcript: -1,
+				Reason: fmt.Sprintf("fork proof: %v", unreadable.Err)}
+			if errors.Is(unreadable.Err, record.ErrMalformed) {
+				// Its bytes are the ones its CID names, and they prove
+				// nothing (a fork proof of format 1, withdrawn, say: its
+				// blocks may be the validator's on two networks): the
+				// source's failure, as in an archive (ForkProof).
+				f.Validator, f.Height = "", 0
+			}
+			vf.Fail(f)
 			continue
 		case err != nil:
 			vf.Fail(Failure{Transcript: -1, Reason: fmt.Sprintf("read fork proofs: %v", err)})
