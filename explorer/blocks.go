@@ -66,9 +66,12 @@ func (srv *server) blocks(w http.ResponseWriter, r *http.Request) error {
 // /api/v1/validators/{hotkey}/blocks/{height}.
 type BlockView struct {
 	BlockSummary
-	Format    uint64 `json:"v"`
-	Prev      string `json:"prev"`
-	Signature string `json:"sig"`
+	Format uint64 `json:"v"`
+	// Net is the network the block names; absent in format 1, which
+	// names none.
+	Net       *record.Network `json:"net,omitempty"`
+	Prev      string          `json:"prev"`
+	Signature string          `json:"sig"`
 	// SignatureValid is the check of the signature against the validator.
 	SignatureValid bool `json:"signature_valid"`
 	// FirstLeaf is the log index of the block's first transcript.
@@ -156,6 +159,9 @@ func (srv *server) writeBlock(w http.ResponseWriter, q query, b ledger.StoredBlo
 		Signature: hexOf(b.Signature[:]), SignatureValid: b.VerifySignature() == nil,
 		FirstLeaf: b.Checkpoint.Size - uint64(len(b.Transcripts)),
 		Decisions: []DecisionView{}, TranscriptList: Page[TranscriptSummary]{Items: []TranscriptSummary{}},
+	}
+	if b.Format == record.BlockFormat {
+		out.Net = &b.Net
 	}
 	for i := offset; i < uint64(len(b.Transcripts)); i++ {
 		if len(out.TranscriptList.Items) == limit {

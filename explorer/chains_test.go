@@ -7,6 +7,7 @@ import (
 
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/explorer"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/validator"
 )
 
@@ -105,6 +106,10 @@ func TestBlocks(t *testing.T) {
 	}
 	if !byHeight.SignatureValid || byHeight.Prev != "" || byHeight.FirstLeaf != 0 || len(byHeight.Signature) != 128 {
 		t.Errorf("block 0: %+v", byHeight)
+	}
+	// The network the block names, which its signature covers.
+	if byHeight.Net == nil || *byHeight.Net != recordtest.Network {
+		t.Errorf("block 0 names network %v, want %s", byHeight.Net, recordtest.Network)
 	}
 	b0, _ := shared.s.BlockAt(alice, 0)
 	var leaves []uint64
