@@ -28,7 +28,15 @@ var englishIndex = func() map[string]int {
 // the phrase's entropy, not from its text as in Bitcoin's BIP39. Words may
 // be separated by any whitespace and are matched case-insensitively.
 func FromMnemonic(phrase string) (*Hotkey, error) {
-	seed, err := MnemonicSeed(phrase)
+	return FromMnemonicPassword(phrase, "")
+}
+
+// FromMnemonicPassword derives the hotkey of a BIP39 English mnemonic with
+// a password, as Substrate does for the secret URI "phrase///password"
+// (subkey, polkadot.js). The password is used byte for byte: no Unicode
+// normalization, no trimming. The empty password gives FromMnemonic's key.
+func FromMnemonicPassword(phrase, password string) (*Hotkey, error) {
+	seed, err := MnemonicPasswordSeed(phrase, password)
 	if err != nil {
 		return nil, err
 	}
@@ -38,12 +46,19 @@ func FromMnemonic(phrase string) (*Hotkey, error) {
 // MnemonicSeed returns the 32-byte mini secret key of a BIP39 English
 // mnemonic (spec/signatures.md, "Mnemonics").
 func MnemonicSeed(phrase string) ([32]byte, error) {
+	return MnemonicPasswordSeed(phrase, "")
+}
+
+// MnemonicPasswordSeed returns the 32-byte mini secret key of a BIP39
+// English mnemonic with a password: the password is appended to the PBKDF2
+// salt "mnemonic" (substrate-bip39).
+func MnemonicPasswordSeed(phrase, password string) ([32]byte, error) {
 	var seed [32]byte
 	entropy, err := mnemonicEntropy(phrase)
 	if err != nil {
 		return seed, err
 	}
-	out, err := pbkdf2.Key(sha512.New, string(entropy), []byte("mnemonic"), 2048, 64)
+	out, err := pbkdf2.Key(sha512.New, string(entropy), []byte("mnemonic"+password), 2048, 64)
 	if err != nil {
 		return seed, fmt.Errorf("%w: %v", ErrBadMnemonic, err)
 	}

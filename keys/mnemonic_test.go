@@ -97,3 +97,69 @@ func TestMnemonicRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestMnemonicPasswordVectors checks the password rule against published
+// vectors: substrate-bip39's test vectors (password "Substrate"), as
+// carried by Kagome's test/core/crypto/bip39/bip39_integration_test.cpp
+// (qdrvm/kagome): the first 32 bytes of the 64-byte seed are the mini
+// secret key.
+func TestMnemonicPasswordVectors(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ phrase, seed string }{
+		{"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+			"44e9d125f037ac1d51f0a7d3649689d422c2af8b1ec8e00d71db4d7bf6d127e3"},
+		{"legal winner thank year wave sausage worth useful legal winner thank yellow",
+			"4313249608fe8ac10fd5886c92c4579007272cb77c21551ee5b8d60b78041685"},
+		{"zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong",
+			"227d6256fd4f9ccaf06c45eaa4b2345969640462bbb00c5f51f43cb43418c7a7"},
+		{"hamster diagram private dutch cause delay private meat slide toddler razor book happy fancy gospel tennis maple dilemma loan word shrug inflict delay length",
+			"7c60c555126c297deddddd59f8cdcdc9e3608944455824dd604897984b5cc369"},
+	}
+	for _, c := range cases {
+		seed, err := MnemonicPasswordSeed(c.phrase, "Substrate")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hex.EncodeToString(seed[:]); got != c.seed {
+			t.Errorf("%.20s...: seed %s, want %s", c.phrase, got, c.seed)
+		}
+	}
+}
+
+// TestMnemonicPasswordDevPhrase: the development phrase with password
+// "password" gives the key Substrate's "Secret URI Test Vectors" (wiki)
+// publish for "phrase///password", as polkadot-js/common carries them in
+// packages/keyring/src/suri.spec.ts; go-subkey (go-schnorrkel's mnemonic
+// code, not ours) agrees; the empty password gives the plain phrase's key.
+func TestMnemonicPasswordDevPhrase(t *testing.T) {
+	t.Parallel()
+	const (
+		devPasswordPublic  = "b69355deefa7a8f33e9297f5af22e680f03597a99d4f4b1c44be47e7a2275802"
+		devPasswordAddress = "5GC6LfpV352HtJPySfAecb5JdePtf4R9Vq49NUU8RhzgBqgq"
+	)
+	k, err := FromMnemonicPassword(devPhrase, "password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri, err := FromURI(devPhrase + "///password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := k.Public()
+	if pub != uri.Public() {
+		t.Fatalf("FromMnemonicPassword %x, go-subkey %x", pub, uri.Public())
+	}
+	if got := hex.EncodeToString(pub[:]); got != devPasswordPublic {
+		t.Fatalf("public key %s, want %s", got, devPasswordPublic)
+	}
+	if got := pub.SS58(); got != devPasswordAddress {
+		t.Fatalf("address %s, want %s", got, devPasswordAddress)
+	}
+	empty, err := FromMnemonicPassword(devPhrase, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := empty.Public().SS58(); got != devAddress {
+		t.Fatalf("empty password: address %s, want %s", got, devAddress)
+	}
+}
