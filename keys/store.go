@@ -17,11 +17,31 @@ var ErrInsecureKeyFile = errors.New("key file is accessible to group or others")
 
 // WriteKeyFile stores k at path with mode 0600, creating missing parent
 // directories with mode 0700. It never overwrites an existing file unless
-// overwrite is set (the error then wraps fs.ErrExist). The file appears
-// whole or not at all: it is written to a temporary file in the same
-// directory, synced, then linked (or, with overwrite, renamed) into place,
-// so a crash cannot leave a truncated key behind.
+// overwrite is set (the error then wraps fs.ErrExist).
+//
+// The file appears whole or not at all, and a crash (even SIGKILL) leaves
+// no other copy of the secret behind where the system allows it:
+//
+//   - Without overwrite, on Linux, the key is written and synced to an
+//     unnamed file (O_TMPFILE) that is then linked into place; link fails
+//     if path exists, however recently it was made. A crash leaves either
+//     nothing or the whole key file.
+//   - Otherwise (overwrite, or no O_TMPFILE) the key is written to a
+//     named temporary file in the same directory (see tempPattern), synced,
+//     and then linked into place (or, with overwrite, renamed over path). A
+//     crash between the temporary file's creation and its removal leaves it
+//     behind, holding the secret with mode 0600: every WriteKeyFile sweeps
+//     such leftovers from its directory first (sweepTemps).
+//   - A file system without hard links cannot create a file that is both
+//     whole and never clobbers another: WriteKeyFile refuses (wrapping
+//     ErrNoHardLinks) rather than write in place. Overwrite needs only
+//     rename and works there.
 func WriteKeyFile(path string, k *Hotkey, overwrite bool) error {
+	return writeKeyFile(path, k, overwrite, namedTempOnly)
+}
+
+// writeKeyFile is WriteKeyFile; named skips O_TMPFILE.
+func writeKeyFile(path string, k *Hotkey, overwrite, named bool) error {
 	data, err := MarshalKeyFile(k)
 	if err != nil {
 		return fmt.Errorf("write key file %s: %w", path, err)
@@ -30,28 +50,11 @@ func WriteKeyFile(path string, k *Hotkey, overwrite bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write key file %s: %w", path, err)
 	}
-	if !overwrite {
-		if _, err := os.Lstat(path); err == nil {
-			return existsError(path)
-		}
-	}
-	tmp, err := os.CreateTemp(dir, ".hotkey-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write key file %s: %w", path, err)
-	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName) // a no-op once renamed; removes the extra link otherwise
-	if err := writeSynced(tmp, data); err != nil {
-		return fmt.Errorf("write key file %s: %w", path, err)
-	}
+	sweepTemps(dir)
 	if overwrite {
-		err = os.Rename(tmpName, path)
+		err = replaceFile(dir, path, data)
 	} else {
-		// link fails if path exists, even if it was created since the check above.
-		err = os.Link(tmpName, path)
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			err = writeExclusive(path, data) // a filesystem without hard links
-		}
+		err = createFile(dir, path, data, named)
 	}
 	if errors.Is(err, fs.ErrExist) {
 		return existsError(path)
@@ -63,12 +66,80 @@ func WriteKeyFile(path string, k *Hotkey, overwrite bool) error {
 	return nil
 }
 
+// ErrNoHardLinks is wrapped when a key file cannot be created without
+// replacing because its file system has no hard links.
+var ErrNoHardLinks = errors.New("the file system does not support hard links, which creating a key file whole and without replacing another needs")
+
+// Test knobs, left alone outside tests. crashAt, when set, is called at
+// each named step of a write, so that a test can kill the process there;
+// namedTempOnly makes WriteKeyFile skip O_TMPFILE, so that the named
+// temporary file path is tested on Linux too (set in a child process,
+// before any write).
+var (
+	crashAt       func(step string)
+	namedTempOnly bool
+)
+
+func step(name string) {
+	if crashAt != nil {
+		crashAt(name)
+	}
+}
+
+// createFile makes path hold data unless path exists; named skips
+// O_TMPFILE.
+func createFile(dir, path string, data []byte, named bool) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fs.ErrExist // early, without writing the secret anywhere
+	}
+	if !named {
+		err := createAnonymous(dir, path, data)
+		if err == nil || errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	// No O_TMPFILE here (or no /proc to link it through): a named file.
+	t, err := createTemp(dir)
+	if err != nil {
+		return err
+	}
+	defer t.discard()
+	if err := t.write(data); err != nil {
+		return err
+	}
+	step("linked-before")
+	// link fails if path exists, even if it was created since the check
+	// above.
+	if err := os.Link(t.name, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fs.ErrExist
+		}
+		return fmt.Errorf("%w: %v", ErrNoHardLinks, err)
+	}
+	step("linked")
+	return nil
+}
+
+// replaceFile makes path hold data, replacing whatever is there.
+func replaceFile(dir, path string, data []byte) error {
+	t, err := createTemp(dir)
+	if err != nil {
+		return err
+	}
+	defer t.discard()
+	if err := t.write(data); err != nil {
+		return err
+	}
+	step("renamed-before")
+	return os.Rename(t.name, path)
+}
+
 func existsError(path string) error {
 	return fmt.Errorf("key file %s: %w; not overwriting it", path, fs.ErrExist)
 }
 
-// writeSynced writes data, fsyncs and closes f, and insists on mode 0600
-// whatever the umask did.
+// writeSynced writes data and fsyncs f, and insists on mode 0600 whatever
+// the umask did.
 func writeSynced(f *os.File, data []byte) error {
 	err := f.Chmod(0o600)
 	if err == nil {
@@ -77,22 +148,7 @@ func writeSynced(f *os.File, data []byte) error {
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	return err
-}
-
-func writeExclusive(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := writeSynced(f, data); err != nil {
-		os.Remove(path)
-		return err
-	}
-	return nil
 }
 
 // syncDir makes the new directory entry durable. Best effort: some systems
@@ -121,14 +177,13 @@ func ReadKeyFile(path string) (*Hotkey, error) {
 }
 
 // readPrivate reads a regular file of at most maxKeyFileSize bytes whose
-// mode grants nothing to group or others. The mode is checked on the open
-// file, so it is the mode of what is read.
+// mode grants nothing to group or others. Type and mode are checked on the
+// open file, so they are those of what is read.
 func readPrivate(path string) ([]byte, error) {
-	// Checked before opening too: opening a FIFO would block.
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("key file %s is not a regular file", path)
-	}
-	f, err := os.Open(path)
+	// Opened without blocking, then checked: opening a FIFO would
+	// otherwise wait for a writer, and a check before opening could be
+	// answered by a file swapped out before the open.
+	f, err := openNoBlock(path)
 	if err != nil {
 		return nil, fmt.Errorf("read key file: %w", err)
 	}
