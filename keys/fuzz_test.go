@@ -71,15 +71,24 @@ func FuzzParseBtcli(f *testing.F) {
 // hold counts and positions, never a word.
 var mnemonicErrors = regexp.MustCompile(`^bad mnemonic: (\d+ words, want 12, 15, 18, 21 or 24|word \d+ is not in the BIP39 English word list|the checksum does not match \(a word is wrong or out of order\))$`)
 
-// FuzzMnemonic: no panic; an error is one of the fixed messages.
+// FuzzMnemonic: no panic; an error is one of the fixed messages (so it
+// never holds the password either); the empty password is no password.
 func FuzzMnemonic(f *testing.F) {
-	f.Add(devPhrase)
-	f.Add("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
-	f.Add("zoo zoo zoo")
-	f.Fuzz(func(t *testing.T, phrase string) {
-		_, err := MnemonicSeed(phrase)
+	f.Add(devPhrase, "")
+	f.Add(devPhrase, "password")
+	f.Add("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", "Substrate")
+	f.Add("zoo zoo zoo", "")
+	f.Fuzz(func(t *testing.T, phrase, password string) {
+		seed, err := MnemonicPasswordSeed(phrase, password)
 		if err != nil && (!errors.Is(err, ErrBadMnemonic) || !mnemonicErrors.MatchString(err.Error())) {
 			t.Fatalf("unexpected error %q", err)
+		}
+		if password != "" {
+			return
+		}
+		plain, perr := MnemonicSeed(phrase)
+		if (err == nil) != (perr == nil) || plain != seed {
+			t.Fatalf("MnemonicSeed and the empty password differ: %v, %v", err, perr)
 		}
 	})
 }

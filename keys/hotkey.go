@@ -8,9 +8,10 @@
 //
 // A hotkey lives in a key file (WriteKeyFile, ReadKeyFile): JSON with mode
 // 0600 that readers refuse when group or others may access it. Keys come
-// from Generate, from a mnemonic (FromMnemonic), from a btcli wallet file
-// (ReadBtcliFile) or, for tests, from a development URI (FromURI). Errors
-// about secret material name fields and positions, never values.
+// from Generate, from a mnemonic (FromMnemonic, FromMnemonicPassword with
+// a password), from a btcli wallet file (ReadBtcliFile) or, for tests,
+// from a development URI (FromURI). Errors about secret material name
+// fields and positions, never values.
 package keys
 
 import (

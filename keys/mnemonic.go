@@ -100,3 +100,10 @@ func mnemonicEntropy(phrase string) ([]byte, error) {
 	}
 	return entropy, nil
 }
+
+// SplitPassword splits a Substrate secret URI "phrase///password" at its
+// first "///": it returns the phrase, the password (everything after, as
+// is) and whether there was one.
+func SplitPassword(uri string) (phrase, password string, ok bool) {
+	return strings.Cut(uri, "///")
+}

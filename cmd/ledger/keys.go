@@ -114,6 +114,7 @@ address or public key does not belong to its secret seed.` + exitCodesHelp,
 func newKeysImportCmd() *cobra.Command {
 	var (
 		out, btcli, mnemonicFile, uri string
+		passwordFile, passwordInArgv  string
 		force, asJSON                 bool
 	)
 	cmd := &cobra.Command{
@@ -124,17 +125,24 @@ func newKeysImportCmd() *cobra.Command {
   --btcli FILE          a btcli wallet hotkey file (~/.bittensor/wallets/<wallet>/hotkeys/<name>);
                         its secretSeed is used if present, else its secretPhrase, and the
                         derived address must match its ss58Address
-  --mnemonic-file FILE  a file holding a BIP39 English mnemonic
+  --mnemonic-file FILE  a file holding a BIP39 English mnemonic, optionally followed by
+                        ///PASSWORD (Substrate's secret URI form for a mnemonic password)
   --uri URI             a development key such as //Alice, derived from Substrate's public
                         development phrase: anyone can sign with it, so use it only for
                         tests and devnets (no ///password: that would make it a secret)
-  (none of these)       a mnemonic read from standard input (not echoed on a terminal)
+  (none of these)       a mnemonic, optionally followed by ///PASSWORD, read from standard
+                        input (not echoed on a terminal)
 
-A mnemonic is never taken as a flag value, which would keep it in the shell history.
-Encrypted btcli files (coldkeys, usually) are not supported.` + exitCodesHelp,
+A mnemonic with a password (as subkey and polkadot.js derive it) is imported either with
+the password after the phrase (phrase///PASSWORD) or with --password-file FILE, whose
+content is the password (one final line end removed). The password is used byte for
+byte. A mnemonic or a password is never taken as a flag value, which would keep it in
+the shell history and show it in the process list. Encrypted btcli files (coldkeys,
+usually) are not supported.` + exitCodesHelp,
 		Example: `  ledger keys import --btcli ~/.bittensor/wallets/default/hotkeys/default --out ~/.ledger/hotkey.json
   ledger keys import --mnemonic-file phrase.txt --out hotkey.json --json
   ledger keys import --out hotkey.json < phrase.txt
+  ledger keys import --mnemonic-file phrase.txt --password-file password.txt --out hotkey.json
   ledger keys import --uri //Alice --out alice.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -143,19 +151,24 @@ Encrypted btcli files (coldkeys, usually) are not supported.` + exitCodesHelp,
 			if err := checkKeyOut(out); err != nil {
 				return err
 			}
-			var (
-				k   *keys.Hotkey
-				err error
-			)
+			if cmd.Flags().Changed("password") {
+				// The value is not repeated: it is a secret.
+				return usageError{"--password: a password is never taken as a flag value (it would stay in the shell history and show in the process list); give --password-file FILE, or end the mnemonic with ///PASSWORD in its file or on standard input"}
+			}
+			password, err := readPasswordFile(passwordFile)
+			if err != nil {
+				return err
+			}
+			var k *keys.Hotkey
 			switch {
 			case btcli != "":
 				k, err = keys.ReadBtcliFile(btcli)
 			case mnemonicFile != "":
-				k, err = mnemonicFromFile(mnemonicFile)
+				k, err = mnemonicFromFile(mnemonicFile, password)
 			case uri != "":
 				k, err = devKey(cmd, uri)
 			default:
-				k, err = mnemonicFromStdin(cmd)
+				k, err = mnemonicFromStdin(cmd, password)
 			}
 			if err != nil {
 				return err
@@ -171,10 +184,15 @@ Encrypted btcli files (coldkeys, usually) are not supported.` + exitCodesHelp,
 	cmd.Flags().StringVar(&btcli, "btcli", "", "btcli wallet hotkey file to import")
 	cmd.Flags().StringVar(&mnemonicFile, "mnemonic-file", "", "file holding the mnemonic to import")
 	cmd.Flags().StringVar(&uri, "uri", "", "development key URI such as //Alice (public: tests and devnets only)")
+	cmd.Flags().StringVar(&passwordFile, "password-file", "", "file holding the mnemonic's password (with --mnemonic-file or standard input)")
+	cmd.Flags().StringVar(&passwordInArgv, "password", "", "refused: give --password-file or ///PASSWORD after the mnemonic")
+	cmd.Flags().MarkHidden("password")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing file at --out")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {ss58, public_key, file}")
 	cmd.MarkFlagRequired("out")
 	cmd.MarkFlagsMutuallyExclusive("btcli", "mnemonic-file", "uri")
+	cmd.MarkFlagsMutuallyExclusive("btcli", "password-file")
+	cmd.MarkFlagsMutuallyExclusive("uri", "password-file")
 	return cmd
 }
 
@@ -208,33 +226,84 @@ func printKey(cmd *cobra.Command, k *keys.Hotkey, file string, asJSON bool) erro
 	return err
 }
 
-func mnemonicFromFile(path string) (*keys.Hotkey, error) {
+// mnemonicFromFile reads "phrase" or "phrase///password" from path;
+// password, if not nil, is --password-file's.
+func mnemonicFromFile(path string, password *string) (*keys.Hotkey, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read mnemonic: %w", err)
 	}
 	defer f.Close()
-	phrase, err := readLimited(f)
+	text, err := readLimited(f)
 	if err != nil {
 		return nil, fmt.Errorf("mnemonic file %s: %w", path, err)
 	}
-	k, err := keys.FromMnemonic(phrase)
+	k, err := mnemonicKey(text, password)
 	if err != nil {
 		return nil, fmt.Errorf("mnemonic file %s: %w", path, err)
 	}
 	return k, nil
 }
 
-// mnemonicFromStdin reads the phrase without echo from a terminal, or whole
-// from a pipe or file.
-func mnemonicFromStdin(cmd *cobra.Command) (*keys.Hotkey, error) {
+// mnemonicKey derives the key of "phrase" or "phrase///password" (one
+// final line end of the password removed), with password, if not nil, as
+// the password: one password, not both.
+func mnemonicKey(text string, password *string) (*keys.Hotkey, error) {
+	phrase, inline, ok := keys.SplitPassword(text)
+	switch {
+	case ok && password != nil:
+		return nil, usageError{"two passwords: the mnemonic ends with ///PASSWORD and --password-file gives one; keep one"}
+	case ok:
+		return keys.FromMnemonicPassword(phrase, trimLineEnd(inline))
+	case password != nil:
+		return keys.FromMnemonicPassword(phrase, *password)
+	}
+	return keys.FromMnemonic(phrase)
+}
+
+// readPasswordFile returns the content of --password-file without one
+// final line end, or nil without the flag. An empty password is refused:
+// a file left empty by mistake would import another key without a word.
+func readPasswordFile(path string) (*string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read password: %w", err)
+	}
+	defer f.Close()
+	text, err := readLimited(f)
+	if err != nil {
+		return nil, fmt.Errorf("password file %s: %w", path, err)
+	}
+	password := trimLineEnd(text)
+	if password == "" {
+		return nil, usageError{fmt.Sprintf("--password-file %s is empty; leave the flag out for a mnemonic without a password", path)}
+	}
+	return &password, nil
+}
+
+// trimLineEnd removes one final "\n" or "\r\n", which editors and echo
+// add; any other whitespace is part of the password.
+func trimLineEnd(s string) string {
+	if s, ok := strings.CutSuffix(s, "\n"); ok {
+		return strings.TrimSuffix(s, "\r")
+	}
+	return s
+}
+
+// mnemonicFromStdin reads "phrase" or "phrase///password" without echo
+// from a terminal, or whole from a pipe or file; password, if not nil, is
+// --password-file's.
+func mnemonicFromStdin(cmd *cobra.Command, password *string) (*keys.Hotkey, error) {
 	var (
 		phrase string
 		err    error
 	)
 	in := cmd.InOrStdin()
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprint(cmd.ErrOrStderr(), "mnemonic (input is not shown), then Enter: ")
+		fmt.Fprint(cmd.ErrOrStderr(), "mnemonic, with ///PASSWORD after it if it has one (input is not shown), then Enter: ")
 		var b []byte
 		b, err = term.ReadPassword(int(f.Fd()))
 		fmt.Fprintln(cmd.ErrOrStderr())
@@ -248,7 +317,7 @@ func mnemonicFromStdin(cmd *cobra.Command) (*keys.Hotkey, error) {
 	if strings.TrimSpace(phrase) == "" {
 		return nil, usageError{"no mnemonic on standard input: pipe one in, or give --btcli, --mnemonic-file or --uri"}
 	}
-	k, err := keys.FromMnemonic(phrase)
+	k, err := mnemonicKey(phrase, password)
 	if err != nil {
 		return nil, fmt.Errorf("mnemonic from standard input: %w", err)
 	}
