@@ -114,7 +114,10 @@ func createFile(dir, path string, data []byte, named bool) error {
 		if errors.Is(err, fs.ErrExist) {
 			return fs.ErrExist
 		}
-		return fmt.Errorf("%w: %v", ErrNoHardLinks, err)
+		if noHardLinks(err) {
+			return fmt.Errorf("%w: %v", ErrNoHardLinks, err)
+		}
+		return err
 	}
 	step("linked")
 	return nil

@@ -3,6 +3,7 @@
 package keys
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -42,4 +43,10 @@ func flock(f *os.File, how int) error {
 		return err
 	}
 	return ferr
+}
+
+// noHardLinks reports whether a link error says the file system has no
+// hard links (FAT answers EPERM; others EOPNOTSUPP).
+func noHardLinks(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOTSUP)
 }

@@ -213,6 +213,9 @@ func writeKey(path string, k *keys.Hotkey, force bool) error {
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%w (pass --force to replace it)", err)
 	}
+	if errors.Is(err, keys.ErrNoHardLinks) {
+		return fmt.Errorf("%w (write the key file on another file system and move it, or, if nothing is at %s, pass --force, which only renames)", err, path)
+	}
 	return err
 }
 
