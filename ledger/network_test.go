@@ -167,10 +167,8 @@ func TestFormat1StoreStaysReadable(t *testing.T) {
 	p := &peerChain{t: t, key: alice(t)}
 	b0 := p.build(0, asFormat1)
 	v := p.key.Public()
-	for _, err := range []error{ledgertest.OverwriteObject(dir, b0.cid, b0.raw), ledgertest.SetBlockAt(dir, v, 0, b0.cid), ledgertest.SetHead(dir, v, b0.cid)} {
-		if err != nil {
-			t.Fatal(err)
-		}
+	if _, err := ledgertest.LegacyChain(dir, b0.raw); err != nil {
+		t.Fatal(err)
 	}
 	if s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network)); !errors.Is(err, ledger.ErrWrongNetwork) || !strings.Contains(err.Error(), "format-1 blocks") {
 		if err == nil {
