@@ -179,6 +179,7 @@ func BenchmarkBackfill(b *testing.B) {
 	srcPort := nodetest.FreePort(b)
 	quiet := nodetest.Quiet()
 	source, err := node.Start(node.Config{DataDir: src, Logger: quiet, StatusEvery: time.Hour,
+		NetUID: recordtest.Network.Netuid, Genesis: recordtest.Network.Genesis,
 		Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/" + strconv.Itoa(srcPort))}})
 	if err != nil {
 		b.Fatal(err)
@@ -188,6 +189,7 @@ func BenchmarkBackfill(b *testing.B) {
 		joiner := b.TempDir()
 		t0 := time.Now()
 		j, err := node.Start(node.Config{DataDir: joiner, Logger: quiet, StatusEvery: time.Hour,
+			NetUID: recordtest.Network.Netuid, Genesis: recordtest.Network.Genesis,
 			Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
 			Peers:  []peer.AddrInfo{source.AddrInfo()}, Network: p2p.Config{}})
 		if err != nil {
