@@ -254,24 +254,9 @@ func TestRefusedRevealIsSentOncePerChainEpoch(t *testing.T) {
 	}
 	self := c.w.keys[0].Public()
 	sent := func() uint64 { return c.w.chain.Nonce(self) }
-	// run starts a driver from the state file and ticks it at each head,
-	// running no epoch: only the reveals are under test.
 	run := func(heads ...uint64) {
 		t.Helper()
-		d, err := New(c.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.d = d
-		l, err := d.start(c.ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.next = 1000
-		for _, h := range heads {
-			c.advanceTo(t, h)
-			d.tick(c.ctx, l)
-		}
+		runFromState(t, c, heads...)
 	}
 	c.advanceTo(t, 19)
 	run(19)

@@ -20,12 +20,7 @@ import (
 // status with an error, and the head said equivocating.
 func TestLegacyStore(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	s, err := ledger.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	dir := ledgertest.UnboundStore(t)
 	alice, err := keys.FromURI("//Alice")
 	if err != nil {
 		t.Fatal(err)

@@ -20,12 +20,7 @@ import (
 // metrics show).
 func TestWithdrawnForkProofMarksNoEquivocator(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	s, err := ledger.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	dir := ledgertest.UnboundStore(t)
 	p := &peerChain{t: t, key: alice(t)}
 	b0 := p.build(0, asFormat1)
 	other := p.build(0, func(h *record.Header, objs map[cid.Cid][]byte) {

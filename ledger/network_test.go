@@ -158,12 +158,7 @@ func TestFirstBlockBindsTheStore(t *testing.T) {
 // another network's.
 func TestFormat1StoreStaysReadable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	s, err := ledger.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	dir := ledgertest.UnboundStore(t)
 	p := &peerChain{t: t, key: alice(t)}
 	b0 := p.build(0, asFormat1)
 	v := p.key.Public()

@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/network"
 
-	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/p2p/wire"
@@ -45,21 +43,7 @@ func TestGossipFetchesHoldAtMostTheirMemory(t *testing.T) {
 	const blocks = 3
 	for i := range blocks {
 		k := recordtest.Hotkey(t, fmt.Sprintf("//gossip-fetch-%d", i))
-		tr := recordtest.Transcript(k.Public(), 0, 0)
-		_, tc, err := tr.Encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Net: recordtest.Network, Validator: k.Public(), TimeMS: 1,
-			Anchor: recordtest.Anchor(1), Transcripts: []codec.Link{codec.LinkTo(tc)}, Checkpoint: record.CheckpointOf([]cid.Cid{tc})}, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, err := wire.EncodeBlockMessage(raw, [][]byte{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := topic.Publish(ctx, msg); err != nil {
+		if err := topic.Publish(ctx, bareMessage(t, firstBlock(t, k, recordtest.Network, 1, 1))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,10 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p"
-
-	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -28,15 +24,7 @@ func TestAnotherNetworksGossipIsRejected(t *testing.T) {
 	n := startFresh(t)
 	k := recordtest.Hotkey(t, "//Alice")
 	other := record.Network{Genesis: sha256.Sum256([]byte("another chain")), Netuid: recordtest.Network.Netuid}
-	sign := func(timeMS int64) []byte {
-		_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Net: other, Validator: k.Public(), TimeMS: timeMS,
-			Anchor: recordtest.Anchor(1), Transcripts: nil, Checkpoint: record.CheckpointOf(nil)}, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return raw
-	}
-	a, b := sign(1), sign(2)
+	a, b := firstBlock(t, k, other, 1, 0), firstBlock(t, k, other, 2, 0)
 	proof, err := record.NewForkProof(a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -45,34 +33,13 @@ func TestAnotherNetworksGossipIsRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := wire.EncodeBlockMessage(a, [][]byte{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	msg := bareMessage(t, a)
 	// A block that links a transcript, sent without it: refused before
 	// the node asks the forwarder for it (which it would not serve).
 	bob := recordtest.Hotkey(t, "//Bob")
-	tr := recordtest.Transcript(bob.Public(), 0, 0)
-	_, tc, err := tr.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, linking, _, err := record.Sign(record.Header{Format: record.BlockFormat, Net: other, Validator: bob.Public(), TimeMS: 1,
-		Anchor: recordtest.Anchor(1), Transcripts: []codec.Link{codec.LinkTo(tc)}, Checkpoint: record.CheckpointOf([]cid.Cid{tc})}, bob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bare, err := wire.EncodeBlockMessage(linking, [][]byte{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bare := bareMessage(t, firstBlock(t, bob, other, 1, 1))
 
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	topics := hostileTopics(t, ctx, h, n, wire.ForksTopic(0), wire.BlocksTopic(0))
+	topics := hostilePeer(t, ctx, n, wire.ForksTopic(0), wire.BlocksTopic(0))
 	if err := topics[0].Publish(ctx, proofRaw); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +51,7 @@ func TestAnotherNetworksGossipIsRejected(t *testing.T) {
 	}
 	for n.Stats().Rejected < 3 {
 		if ctx.Err() != nil {
-			t.Fatalf("the node did not reject both records: %+v", n.Stats())
+			t.Fatalf("the node did not reject all three records: %+v", n.Stats())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

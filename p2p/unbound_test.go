@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/affine-ledger/ledger/ledger"
@@ -40,21 +39,8 @@ func TestUnboundStoreRefusesAnotherSubnetsGossip(t *testing.T) {
 	defer cancel()
 	n, store := unboundObserver(t)
 	k := recordtest.Hotkey(t, "//Alice")
-	_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormat, Net: otherSubnet, Validator: k.Public(), TimeMS: 1,
-		Anchor: recordtest.Anchor(1), Checkpoint: record.CheckpointOf(nil)}, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg, err := wire.EncodeBlockMessage(raw, [][]byte{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	topic := hostileTopics(t, ctx, h, n, wire.BlocksTopic(recordtest.Network.Netuid))[0]
+	msg := bareMessage(t, firstBlock(t, k, otherSubnet, 1, 0))
+	topic := hostilePeer(t, ctx, n, wire.BlocksTopic(recordtest.Network.Netuid))[0]
 	if err := topic.Publish(ctx, msg); err != nil {
 		t.Fatal(err)
 	}

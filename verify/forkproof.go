@@ -29,12 +29,12 @@ func (vf *Verifier) ForkProof(raw []byte, c cid.Cid) {
 	// Both blocks are of one network (DecodeForkProof checked it): a
 	// validator that signs on two networks forks neither by doing so, and
 	// a valid proof of another network proves nothing of this ledger.
-	if a, err := record.DecodeBlock(p.A); err == nil {
-		if err := vf.checkNetwork(a.Net); err != nil {
+	if net, err := p.Network(); err == nil {
+		if err := vf.checkNetwork(net); err != nil {
 			vf.rep.fail(Failure{CID: c.String(), Transcript: -1, Reason: fmt.Sprintf("recorded fork proof of validator %s at height %d is not this ledger's: %v", p.Validator, p.Height, err)})
 			return
 		}
-		vf.pinNetwork(a.Net)
+		vf.pinNetwork(net)
 	}
 	vf.rep.fail(blockFailure(p.Validator, p.Height, c, -1,
 		"equivocation: the validator signed two blocks at height %d, %s and %s (fork proof)", p.Height, codec.Sum(p.A), codec.Sum(p.B)))

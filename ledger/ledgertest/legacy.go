@@ -3,11 +3,13 @@ package ledgertest
 import (
 	"bytes"
 	"fmt"
+	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
@@ -58,4 +60,20 @@ func LegacyForkProof(dir string, a, b []byte) (cid.Cid, error) {
 		batch.Set(layout.ForkKey(blk.Validator, blk.Height, c.Bytes()), nil, nil)
 		return batch.Set(layout.EquivocKey(blk.Validator), c.Bytes(), nil)
 	})
+}
+
+// UnboundStore creates a closed, empty store with no network in a new
+// directory and returns the directory: what a store written before block
+// format 2 was before its chains (LegacyChain).
+func UnboundStore(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	s, err := ledger.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
 }
