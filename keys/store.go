@@ -99,14 +99,11 @@ func createFile(dir, path string, data []byte, named bool) error {
 		}
 	}
 	// No O_TMPFILE here (or no /proc to link it through): a named file.
-	t, err := createTemp(dir)
+	t, err := writeTemp(dir, data)
 	if err != nil {
 		return err
 	}
 	defer t.discard()
-	if err := t.write(data); err != nil {
-		return err
-	}
 	step("linked-before")
 	// link fails if path exists, even if it was created since the check
 	// above.
@@ -125,14 +122,11 @@ func createFile(dir, path string, data []byte, named bool) error {
 
 // replaceFile makes path hold data, replacing whatever is there.
 func replaceFile(dir, path string, data []byte) error {
-	t, err := createTemp(dir)
+	t, err := writeTemp(dir, data)
 	if err != nil {
 		return err
 	}
 	defer t.discard()
-	if err := t.write(data); err != nil {
-		return err
-	}
 	step("renamed-before")
 	return os.Rename(t.name, path)
 }

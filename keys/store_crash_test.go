@@ -180,11 +180,8 @@ func TestWriteKeyFileCrashChild(t *testing.T) {
 // test) before it execs, so closing the file here would not release it.
 func TestSweepSparesLiveTemp(t *testing.T) {
 	dir := t.TempDir()
-	tmp, err := createTemp(dir)
+	tmp, err := writeTemp(dir, []byte("secret"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tmp.write([]byte("secret")); err != nil {
 		t.Fatal(err)
 	}
 	sweepTemps(dir)

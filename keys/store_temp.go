@@ -36,12 +36,19 @@ func createTemp(dir string) (*tempFile, error) {
 	return &tempFile{f: f, name: f.Name()}, nil
 }
 
-func (t *tempFile) write(data []byte) error {
+// writeTemp creates a temporary file in dir holding data, synced. The
+// caller discards it.
+func writeTemp(dir string, data []byte) (*tempFile, error) {
+	t, err := createTemp(dir)
+	if err != nil {
+		return nil, err
+	}
 	if err := writeSynced(t.f, data); err != nil {
-		return err
+		t.discard()
+		return nil, err
 	}
 	step("temp-written")
-	return nil
+	return t, nil
 }
 
 // discard removes the temporary name (after a link, the extra one; after a
