@@ -30,6 +30,7 @@ type p2pVectors struct {
 	Comment      string        `json:"comment"`
 	NetUID       uint16        `json:"netuid"`
 	Topics       topicsVector  `json:"topics"`
+	SyncProtocol string        `json:"sync_protocol"`
 	Binding      bindingVector `json:"binding"`
 	BlockMessage messageVector `json:"block_message"`
 	BlockAlone   messageVector `json:"block_message_without_objects"`
@@ -111,6 +112,8 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 		Comment: "spec/p2p.md. Byte strings are lower-case hex. Signatures are sr25519 (randomized): verify them, do not compare them.",
 		NetUID:  netuid,
 		Topics:  topicsVector{Blocks: wire.BlocksTopic(netuid), Forks: wire.ForksTopic(netuid)},
+
+		SyncProtocol: wire.SyncProtocol,
 	}
 
 	// Binding of a fixed node key to a fixed hotkey.
@@ -185,12 +188,14 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 
 	// Sync messages.
 	head := wire.Head{Validator: hot.Public(), Height: 0, CID: codec.LinkTo(blockCID)}
+	genesis := wire.GenesisOf(recordtest.Network)
 	for _, s := range []struct {
 		name, kind string
 		v          any
 	}{
-		{"status request from a validator's node", "request", wire.Request{Status: &wire.Status{NetUID: netuid, Heads: []wire.Head{head}, Forks: []codec.Link{}, Binding: &b}}},
-		{"status response from an observer", "response", wire.Response{Status: &wire.Status{NetUID: netuid, Heads: []wire.Head{}, Forks: []codec.Link{}}}},
+		{"status request from a validator's node", "request", wire.Request{Status: &wire.Status{NetUID: netuid, Genesis: genesis, Heads: []wire.Head{head}, Forks: []codec.Link{}, Binding: &b}}},
+		{"status response from an observer", "response", wire.Response{Status: &wire.Status{NetUID: netuid, Genesis: genesis, Heads: []wire.Head{head}, Forks: []codec.Link{}}}},
+		{"status response from an observer of no network yet", "response", wire.Response{Status: &wire.Status{NetUID: netuid, Heads: []wire.Head{}, Forks: []codec.Link{}}}},
 		{"blocks request", "request", wire.Request{Blocks: &wire.BlocksRequest{Validator: hot.Public(), From: 0, Count: 64}}},
 		{"blocks response", "response", wire.Response{Blocks: &wire.BlocksResponse{Blocks: [][]byte{blockRaw}, Objects: objects}}},
 		{"objects request", "request", wire.Request{Objects: &wire.ObjectsRequest{CIDs: codec.LinksTo(tcids)}}},

@@ -17,8 +17,10 @@ import (
 func seeds(f *testing.F) {
 	alice, _ := keys.FromURI("//Alice")
 	c := codec.Sum([]byte("x"))
+	c1 := codec.LinkTo(c)
 	for _, v := range []any{
-		Request{Status: &Status{NetUID: 1, Heads: []Head{{Validator: alice.Public(), Height: 2, CID: codec.LinkTo(c)}}, Forks: []codec.Link{}}},
+		Request{Status: &Status{NetUID: 1, Genesis: GenesisOf(recordtest.Network), Heads: []Head{{Validator: alice.Public(), Height: 2, CID: codec.LinkTo(c)}}, Forks: []codec.Link{}}},
+		Response{Status: &Status{NetUID: 1, Heads: []Head{}, Forks: []codec.Link{c1}}},
 		Request{Blocks: &BlocksRequest{Validator: alice.Public(), From: 1, Count: 3}},
 		Request{Objects: &ObjectsRequest{CIDs: []codec.Link{codec.LinkTo(c)}}},
 		Response{Blocks: &BlocksResponse{Blocks: [][]byte{{0xa0}}, Objects: [][]byte{}}},

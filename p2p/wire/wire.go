@@ -12,7 +12,8 @@ import (
 )
 
 // SyncProtocol is the stream protocol of heads exchange and backfill.
-const SyncProtocol = "/ledger/sync/1"
+// Version 2 added the status's genesis; a node speaks no other version.
+const SyncProtocol = "/ledger/sync/2"
 
 // ErrBadMessage is wrapped by every sync message that breaks spec/p2p.md:
 // the peer that sent it is penalized.
@@ -25,11 +26,13 @@ type Head struct {
 	CID       codec.Link     `cbor:"cid"`
 }
 
-// Status is what a node tells a peer about itself: its subnet, every chain
-// head it stores, the fork proofs it holds, and its binding if it is a
-// validator's node.
+// Status is what a node tells a peer about itself: its network (subnet,
+// and the genesis hash of the chain its store is bound to, nil while it is
+// bound to none), every chain head it stores, the fork proofs it holds,
+// and its binding if it is a validator's node.
 type Status struct {
 	NetUID  uint64       `cbor:"netuid"`
+	Genesis *Genesis     `cbor:"genesis"`
 	Heads   []Head       `cbor:"heads"`
 	Forks   []codec.Link `cbor:"forks"`
 	Binding *Binding     `cbor:"binding"`
@@ -185,6 +188,11 @@ func checkObjects(objs [][]byte) error {
 func (s *Status) check() error {
 	if s.NetUID > 0xffff {
 		return badMessage("status netuid %d is not a 16-bit subnet", s.NetUID)
+	}
+	if s.Genesis != nil && *s.Genesis == (Genesis{}) {
+		// A zero hash names no chain (record.Network.Check): a node
+		// bound to none sends null, so that there is one way to say it.
+		return badMessage("status genesis is all zeros; a node of no network sends null")
 	}
 	if len(s.Heads) > MaxHeads {
 		return badMessage("status with %d heads, max %d", len(s.Heads), MaxHeads)
