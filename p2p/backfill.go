@@ -201,7 +201,7 @@ func (s *syncer) served(p peer.ID) {
 
 // usable reports whether p can be asked for data now.
 func (n *Network) usable(p peer.ID) bool {
-	return n.host.Network().Connectedness(p) == network.Connected && !n.bans.banned(p)
+	return n.host.Network().Connectedness(p) == network.Connected && !n.bans.refused(p)
 }
 
 // local returns the height of v's stored head.

@@ -47,7 +47,7 @@ func (n *Network) keepConnected(ai peer.AddrInfo) {
 		switch {
 		case n.host.Network().Connectedness(ai.ID) != network.Connected:
 			absentSince = time.Time{}
-			if n.bans.banned(ai.ID) {
+			if n.bans.refused(ai.ID) {
 				break
 			}
 			// The swarm backs off from an address whose dial failed (5 s
@@ -116,7 +116,7 @@ type mdnsNotifee struct{ n *Network }
 
 func (m mdnsNotifee) HandlePeerFound(ai peer.AddrInfo) {
 	n := m.n
-	if ai.ID == n.host.ID() || n.bans.banned(ai.ID) {
+	if ai.ID == n.host.ID() || n.bans.refused(ai.ID) {
 		return
 	}
 	n.goDo(func() {

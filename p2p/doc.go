@@ -1,8 +1,10 @@
 // Package p2p replicates ledger blocks between nodes over libp2p, as
 // spec/p2p.md specifies: gossipsub for new blocks and fork proofs, a small
-// request/response protocol (/ledger/sync/1) for heads and backfill, peer
+// request/response protocol (/ledger/sync/2) for heads and backfill, peer
 // scoring and bans for peers that send invalid data, and a signed binding of
-// a node's peer ID to its validator's hotkey.
+// a node's peer ID to its validator's hotkey. A status names the node's
+// chain, so that a peer of another chain with the same netuid is
+// disconnected on connect (apart.go), not synced from.
 //
 // Everything a peer sends reaches storage only through ledger.Store.Put, the
 // same checks whether it came by gossip or by sync; a node forwards a gossiped

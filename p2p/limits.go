@@ -78,4 +78,9 @@ const (
 	RefuseTimeout = time.Second
 	// BanDuration is how long a peer that sent invalid data is refused.
 	BanDuration = 10 * time.Minute
+	// ApartDuration is how long a peer whose status named another chain
+	// is neither dialed nor admitted (setApart). A store's network never
+	// changes, so neither would the answer; a peer whose operator fixes
+	// its configuration is back within this.
+	ApartDuration = 10 * time.Minute
 )

@@ -16,10 +16,11 @@ type metrics struct {
 	bans          prometheus.Counter
 	localAhead    prometheus.Counter
 	topicResets   prometheus.Counter
+	otherNetworks prometheus.Counter
 	peers         prometheus.Gauge
 
 	// The same counts, readable without a registry (Stats).
-	accepted, rejected, ignored, fromGossip, fromSync, nBans, nPublished, nLocalAhead, nTopicResets atomic.Int64
+	accepted, rejected, ignored, fromGossip, fromSync, nBans, nPublished, nLocalAhead, nTopicResets, nOtherNetworks atomic.Int64
 }
 
 // Stats are counts since Start.
@@ -35,6 +36,9 @@ type Stats struct {
 	// TopicResets counts connections to static peers closed because
 	// gossipsub had lost the peer from the blocks topic (topicGrace).
 	TopicResets int64
+	// OtherNetworks counts peers disconnected and set apart because their
+	// status named another chain (setApart).
+	OtherNetworks int64
 }
 
 // Stats returns the network's counts since Start.
@@ -45,6 +49,7 @@ func (n *Network) Stats() Stats {
 		StoredFromGossip: m.fromGossip.Load(), StoredFromSync: m.fromSync.Load(),
 		Bans: m.nBans.Load(), Published: m.nPublished.Load(),
 		LocalChainAhead: m.nLocalAhead.Load(), TopicResets: m.nTopicResets.Load(),
+		OtherNetworks: m.nOtherNetworks.Load(),
 	}
 }
 
@@ -70,6 +75,11 @@ func (m *metrics) localChainAhead() {
 func (m *metrics) topicReset() {
 	m.topicResets.Inc()
 	m.nTopicResets.Add(1)
+}
+
+func (m *metrics) otherNetwork() {
+	m.otherNetworks.Inc()
+	m.nOtherNetworks.Add(1)
 }
 
 func (m *metrics) publishedBlock() {
@@ -100,12 +110,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		topicResets: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ledger_p2p_topic_resets_total", Help: "Connections to static peers closed and dialed again because gossipsub had lost the peer from the blocks topic.",
 		}),
+		otherNetworks: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "ledger_p2p_other_network_peers_total", Help: "Peers disconnected and refused for a while because their status named another chain's genesis.",
+		}),
 		peers: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "ledger_p2p_connected_peers", Help: "Connected peers.",
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.gossipResults, m.storedBlocks, m.served, m.published, m.bans, m.localAhead, m.topicResets, m.peers)
+		reg.MustRegister(m.gossipResults, m.storedBlocks, m.served, m.published, m.bans, m.localAhead, m.topicResets, m.otherNetworks, m.peers)
 	}
 	return m
 }

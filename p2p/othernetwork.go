@@ -1,9 +1,11 @@
 package p2p
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
 // A validator's hotkey may sign a ledger on each of several networks
@@ -52,4 +54,21 @@ func (n *Network) checkProofNetwork(p *record.ForkProof) error {
 		return fmt.Errorf("fork proof of %s at height %d: %w", p.Validator, p.Height, err)
 	}
 	return nil
+}
+
+// errOtherNetwork is a status of another chain than the store's.
+var errOtherNetwork = errors.New("peer of another network")
+
+// checkStatusNetwork refuses a status naming another chain than the one
+// the store is bound to: the peer's blocks, fork proofs and binding are of
+// that chain. While either side is bound to none (an observer started
+// without the chain's genesis hash, before its first block) the status is
+// taken: the checks above still keep another network's records out.
+func (n *Network) checkStatusNetwork(st *wire.Status) error {
+	ours := n.store.Network()
+	if ours.IsZero() || st.Genesis == nil || record.Hash(*st.Genesis) == ours.Genesis {
+		return nil
+	}
+	theirs := record.Network{Genesis: record.Hash(*st.Genesis), Netuid: uint16(st.NetUID)}
+	return fmt.Errorf("%w: status of %s, this node's ledger is of %s", errOtherNetwork, theirs, ours)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
@@ -23,7 +24,9 @@ type peerTable struct {
 }
 
 type peerState struct {
-	binding  *wire.Binding
+	binding *wire.Binding
+	// genesis is the chain the peer's last status named, nil if none.
+	genesis  *record.Hash
 	claims   map[keys.PublicKey]claim
 	statusAt time.Time
 	// otherFork are the validators whose chain, as the peer holds it,
@@ -78,6 +81,11 @@ func (t *peerTable) setStatus(p peer.ID, st *wire.Status, inSet func(keys.Public
 	defer t.mu.Unlock()
 	s := t.get(p)
 	s.binding = st.Binding
+	s.genesis = nil
+	if st.Genesis != nil {
+		g := record.Hash(*st.Genesis)
+		s.genesis = &g
+	}
 	s.statusAt = time.Now()
 	for _, h := range st.Heads {
 		if inSet(h.Validator) {
@@ -160,6 +168,11 @@ type PeerInfo struct {
 	ID        peer.ID         `json:"id"`
 	Addrs     []string        `json:"addrs"`
 	Validator *keys.PublicKey `json:"validator,omitempty"`
+	// Genesis is the genesis hash of the chain the peer's last status
+	// named; absent while it named none (an observer before its first
+	// block) or sent none yet. A connected peer's is this node's, unless
+	// this node has no network yet either.
+	Genesis *record.Hash `json:"genesis,omitempty"`
 	// Chains is how many validators' chains the peer reported or forwarded.
 	Chains   int       `json:"chains"`
 	StatusAt time.Time `json:"status_at,omitzero"`
@@ -180,6 +193,7 @@ func (n *Network) Peers() []PeerInfo {
 				v := s.binding.Validator
 				info.Validator = &v
 			}
+			info.Genesis = s.genesis
 			info.Chains = len(s.claims)
 			info.StatusAt = s.statusAt
 		}

@@ -13,10 +13,13 @@ import (
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
 
-// status describes this node: every stored head, the fork proofs it knows,
-// its binding.
+// status describes this node: its network, every stored head, the fork
+// proofs it knows, its binding.
 func (n *Network) status() (*wire.Status, error) {
-	st := &wire.Status{NetUID: uint64(n.cfg.NetUID), Heads: []wire.Head{}, Forks: codec.LinksTo(n.proofs.list(wire.MaxForks)), Binding: n.binding}
+	st := &wire.Status{
+		NetUID: uint64(n.cfg.NetUID), Genesis: wire.GenesisOf(n.store.Network()),
+		Heads: []wire.Head{}, Forks: codec.LinksTo(n.proofs.list(wire.MaxForks)), Binding: n.binding,
+	}
 	for h, err := range n.store.Heads() {
 		if err != nil {
 			return nil, err
@@ -31,10 +34,15 @@ func (n *Network) status() (*wire.Status, error) {
 
 // takeStatus checks and records a peer's status, then backfills what it
 // has and we lack. A binding that does not verify is misbehavior: the peer
-// claims to speak for a validator it is not.
+// claims to speak for a validator it is not. A peer of another chain is
+// set apart: nothing it holds is of use here.
 func (n *Network) takeStatus(p peer.ID, st *wire.Status) error {
 	if st.NetUID != uint64(n.cfg.NetUID) {
 		return fmt.Errorf("status for subnet %d, this is subnet %d", st.NetUID, n.cfg.NetUID)
+	}
+	if err := n.checkStatusNetwork(st); err != nil {
+		n.setApart(p, err)
+		return err
 	}
 	if st.Binding != nil {
 		if err := st.Binding.Verify(p, n.cfg.NetUID); err != nil {
@@ -67,6 +75,9 @@ func (n *Network) takeStatus(p peer.ID, st *wire.Status) error {
 
 // exchangeStatus sends our status to p and takes its answer.
 func (n *Network) exchangeStatus(p peer.ID) {
+	// Not skipped for a peer set apart while still connected: its own
+	// status may be all that told us, and it learns that we are of
+	// another chain only from ours (else it would go on dialing us).
 	if n.bans.banned(p) {
 		return
 	}
