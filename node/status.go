@@ -137,9 +137,9 @@ func (n *Node) writeStatus() {
 
 // MaxStatusBytes bounds a status as `ledger peers` reads it, from the
 // status file or the status endpoint. A status takes about 300 bytes per
-// chain head and 400 per peer (indented JSON, two addresses a peer): 1,024
-// heads, as many as a sync status carries (wire.MaxHeads), and 1,000 peers
-// are 723 KB. An observer that accepts every validator stores as many
+// chain head and 490 per peer (indented JSON, two addresses and a genesis
+// hash a peer): 1,024 heads, as many as a sync status carries
+// (wire.MaxHeads), and 1,000 peers are 808 KB. An observer that accepts every validator stores as many
 // chains as peers send it, and its operator looks at its status most when
 // that count is surprising: the bound leaves room for some 12,000 chains
 // beside 1,000 peers.

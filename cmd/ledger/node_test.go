@@ -84,6 +84,10 @@ func TestNodeAndPeersCommands(t *testing.T) {
 			t.Fatalf("peers --json: %v\n%s", err, out)
 		}
 		if len(st.Peers) == 1 && st.Peers[0].ID.String() == id && st.Peers[0].Validator != nil && st.Peers[0].Validator.String() == aliceAddress {
+			// The same status named the validator's chain.
+			if g := st.Peers[0].Genesis; g == nil || g.String() != strings.Repeat("ab", 32) {
+				t.Errorf("observer lists the validator's node of genesis %v, want %s", g, strings.Repeat("ab", 32))
+			}
 			break
 		}
 		select {

@@ -22,7 +22,9 @@ func newPeersCmd() *cobra.Command {
 		Use:   "peers",
 		Short: "Show a running node's peers and the head of every chain it stores",
 		Long: `peers shows what a running node reports: its peer ID and addresses, its
-connected peers (with the validator each is bound to, if any) and, for every
+connected peers (with the validator each is bound to, if any, and the chain
+each said it is of: the first 16 hex digits of its genesis hash, or "unknown"
+for an observer of no network yet) and, for every
 validator whose chain it stores, the head: height, transcripts, CID, and whether
 the validator was caught equivocating.
 
@@ -76,14 +78,18 @@ func printStatus(w io.Writer, st node.Status) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "\npeers: %d\n", len(st.Peers))
 	if len(st.Peers) > 0 {
-		fmt.Fprintln(tw, "  PEER\tVALIDATOR\tCHAINS\tADDRESS")
+		fmt.Fprintln(tw, "  PEER\tVALIDATOR\tGENESIS\tCHAINS\tADDRESS")
 	}
 	for _, p := range st.Peers {
 		v := "-"
 		if p.Validator != nil {
 			v = p.Validator.String()
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", p.ID, v, p.Chains, strings.Join(p.Addrs, " "))
+		genesis := "unknown"
+		if p.Genesis != nil {
+			genesis = p.Genesis.String()[:16]
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\n", p.ID, v, genesis, p.Chains, strings.Join(p.Addrs, " "))
 	}
 	fmt.Fprintf(tw, "\nchains: %d, fork proofs: %d\n", len(st.Heads), st.ForkProofs)
 	if len(st.Heads) > 0 {
