@@ -223,3 +223,99 @@ func TestSyncV1PeerIsLeftAlone(t *testing.T) {
 		s.Reset()
 	}
 }
+
+// An observer started without a genesis hash takes statuses of every
+// chain until its first block binds it. A peer whose status named another
+// chain then forwarding that chain's block, or a fork proof of two, is an
+// honest node of it, not a liar: it is set apart, not struck, and nothing
+// it sent is stored.
+func TestPeerOfAnotherChainMetBeforeBindingIsSetApart(t *testing.T) {
+	alice := recordtest.Hotkey(t, "//Alice")
+	a, b := firstBlock(t, alice, anotherChain, 1, 0), firstBlock(t, alice, anotherChain, 2, 0)
+	proof, err := record.NewForkProof(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofRaw, _, err := proof.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, topic string
+		data        []byte
+	}{
+		{"block", wire.BlocksTopic(recordtest.Network.Netuid), bareMessage(t, a)},
+		{"fork proof", wire.ForksTopic(recordtest.Network.Netuid), proofRaw},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			n, store := unboundObserver(t)
+			h, err := NewHost(newIdentity(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { h.Close() })
+			topic := hostileTopics(t, ctx, h, n, c.topic)[0]
+			st := emptyStatus()
+			st.NetUID, st.Genesis = uint64(anotherChain.Netuid), wire.GenesisOf(anotherChain)
+			askStatus(t, h, n, st) // taken: the observer has no network yet
+
+			bob := recordtest.Hotkey(t, "//Bob")
+			if _, err := store.Put(firstBlock(t, bob, recordtest.Network, 1, 0), nil); err != nil {
+				t.Fatal(err)
+			}
+			if store.Network() != recordtest.Network {
+				t.Fatalf("the first block bound the store to %s", store.Network())
+			}
+			if err := topic.Publish(ctx, c.data); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the peer of another chain was set apart", func() bool { return n.Apart(h.ID()) })
+			if st := n.Stats(); n.Banned(h.ID()) || st.Rejected != 0 || st.Bans != 0 {
+				t.Errorf("the peer of another chain was blamed: banned %v, stats %+v", n.Banned(h.ID()), st)
+			}
+			if _, err := store.Head(alice.Public()); !errors.Is(err, ledger.ErrNotFound) {
+				t.Errorf("another chain's block was stored: %v", err)
+			}
+			for p, err := range store.ForkProofs() {
+				t.Errorf("fork proof %v stored (err %v)", p.CID, err)
+			}
+		})
+	}
+}
+
+// The same by backfill: a node of another chain, met before the observer
+// was bound, serving that chain's blocks is set apart, not banned.
+func TestPeerOfAnotherChainServingItsChainIsSetApart(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	alice, bob := recordtest.Hotkey(t, "//Alice"), recordtest.Hotkey(t, "//Bob")
+	other := startOn(t, chainOn(t, anotherChain, alice, 2), func(c *Config) { c.NetUID = anotherChain.Netuid; c.Key = alice })
+	// Alice is out of the observer's set, so that their exchange on
+	// connect does not backfill her chain, which would bind the store to
+	// the other chain.
+	n, store := unboundObserver(t, func(c *Config) { c.Validators = NewStaticSet(bob.Public()) })
+	if err := n.host.Connect(ctx, other.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	n.exchangeStatus(other.ID())
+	if g := peerGenesis(t, n, other.ID()); g == nil || *g != anotherChain.Genesis {
+		t.Fatalf("the observer lists the other chain's node of chain %v", g)
+	}
+	if _, err := store.Put(firstBlock(t, bob, recordtest.Network, 1, 0), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := n.fetchBlocks(ctx, other.ID(), alice.Public(), 0, 1, syncBudget)
+	if err == nil || isMisbehavior(err) {
+		t.Fatalf("the other chain's block fetched: %v; want an error that is not misbehavior", err)
+	}
+	if !n.Apart(other.ID()) || n.Banned(other.ID()) {
+		t.Errorf("peer apart %v, banned %v; want set apart, not banned", n.Apart(other.ID()), n.Banned(other.ID()))
+	}
+	if _, err := store.Head(alice.Public()); !errors.Is(err, ledger.ErrNotFound) {
+		t.Errorf("another chain's block was stored: %v", err)
+	}
+}

@@ -233,7 +233,11 @@ func (n *Network) fetchBlocks(ctx context.Context, p peer.ID, v keys.PublicKey, 
 		if err := n.checkBlockNetwork(blk); err != nil {
 			// Before its objects are fetched; and the store, while it has
 			// no network, would take the first block of any subnet.
-			return nil, bad(fmt.Errorf("block %d from %s: %w", i, p, err))
+			err = fmt.Errorf("block %d from %s: %w", i, p, err)
+			if n.setApartIfOfItsOwnChain(p, blk.Net, err) {
+				return nil, err
+			}
+			return nil, bad(err)
 		}
 		f := fetched{blk: blk, raw: raw, cid: codec.Sum(raw), objects: map[cid.Cid][]byte{}}
 		for _, l := range wire.Links(blk) {

@@ -203,6 +203,9 @@ func (ps *proofs) fetch(p peer.ID, want []cid.Cid) {
 			proof, err := record.DecodeForkProof(got[c])
 			if err == nil {
 				err = n.checkProofNetwork(proof)
+				if err != nil && n.setApartIfOfItsOwnChain(p, proofNetwork(proof), err) {
+					return
+				}
 			}
 			if err != nil {
 				n.punish(p, fmt.Errorf("fork proof %s: %w", c, err))

@@ -104,6 +104,9 @@ func (n *Network) checkBlockMessage(ctx context.Context, from peer.ID, m *pubsub
 	rb, err := wire.DecodeBlockMessage(m.Data)
 	if err == nil {
 		err = n.checkBlockNetwork(rb.Block)
+		if err != nil && n.setApartIfOfItsOwnChain(from, rb.Net, err) {
+			return pubsub.ValidationIgnore
+		}
 	}
 	if err != nil {
 		n.strike(from, err)
@@ -294,6 +297,9 @@ func (n *Network) checkForkMessage(from peer.ID, m *pubsub.Message) pubsub.Valid
 	p, err := record.DecodeForkProof(m.Data)
 	if err == nil {
 		err = n.checkProofNetwork(p)
+		if err != nil && n.setApartIfOfItsOwnChain(from, proofNetwork(p), err) {
+			return pubsub.ValidationIgnore
+		}
 	}
 	if err != nil {
 		n.strike(from, err)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/p2p/wire"
 )
@@ -71,4 +73,41 @@ func (n *Network) checkStatusNetwork(st *wire.Status) error {
 	}
 	theirs := record.Network{Genesis: record.Hash(*st.Genesis), Netuid: uint16(st.NetUID)}
 	return fmt.Errorf("%w: status of %s, this node's ledger is of %s", errOtherNetwork, theirs, ours)
+}
+
+// ofItsOwnChain reports whether a record of net, refused here, came from
+// a peer whose last status named net's chain, which is not the store's:
+// an honest node of another chain, not a liar. Such a peer is set apart
+// rather than struck or banned. It happens to an observer started
+// without the genesis hash: it takes statuses of every chain until its
+// first block binds it, and then refuses the other chains' blocks that
+// its peers serve before the next status exchange sets them apart.
+func (n *Network) ofItsOwnChain(p peer.ID, net record.Network) bool {
+	ours := n.store.Network()
+	if ours.IsZero() || net.Genesis == ours.Genesis {
+		return false
+	}
+	theirs, ok := n.peers.genesis(p)
+	return ok && theirs == net.Genesis
+}
+
+// setApartIfOfItsOwnChain sets p apart if it sent a record of net, refused
+// with err, as a node of net's chain (ofItsOwnChain), and reports whether
+// it did.
+func (n *Network) setApartIfOfItsOwnChain(p peer.ID, net record.Network, err error) bool {
+	if !n.ofItsOwnChain(p, net) {
+		return false
+	}
+	n.setApart(p, err)
+	return true
+}
+
+// proofNetwork is the network of a fork proof's blocks; zero for one
+// that names none.
+func proofNetwork(p *record.ForkProof) record.Network {
+	net, err := p.Network()
+	if err != nil {
+		return record.Network{}
+	}
+	return net
 }

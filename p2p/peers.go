@@ -94,6 +94,16 @@ func (t *peerTable) setStatus(p peer.ID, st *wire.Status, inSet func(keys.Public
 	}
 }
 
+// genesis is the genesis hash p's last status named, if it named one.
+func (t *peerTable) genesis(p peer.ID) (record.Hash, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s, ok := t.m[p]; ok && s.genesis != nil {
+		return *s.genesis, true
+	}
+	return record.Hash{}, false
+}
+
 // boundIn reports whether p's last status bound it to a validator that
 // inSet holds.
 func (t *peerTable) boundIn(p peer.ID, inSet func(keys.PublicKey) bool) bool {
