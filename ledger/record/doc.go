@@ -7,7 +7,8 @@
 // DAG-CBOR for now), the previous block and a public chain anchor, and
 // carries the Checkpoint (size, root) of the validator's whole log; it is
 // signed (sr25519) over BlockDomain || 0x00 || the canonical header.
-// ForkProof holds two conflicting signed blocks. All are canonical DAG-CBOR
+// ForkProof holds two conflicting signed blocks (of format 1, kept
+// checkable, it proves no equivocation). All are canonical DAG-CBOR
 // (package codec); the Decode functions check limits and never panic.
 //
 // The Merkle log is RFC 6962 over transcript CIDs: CheckpointOf, LeafHash,

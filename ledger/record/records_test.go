@@ -374,11 +374,31 @@ func FuzzDecodeForkProof(f *testing.F) {
 	p, _ := record.NewForkProof(a, b)
 	raw, _, _ := p.Encode()
 	f.Add(raw)
+	// Format 1, of format-1 blocks, which the code no longer makes.
+	v1 := record.Header{Format: record.BlockFormatV1, Validator: k.Public(), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}
+	_, a, _, _ = record.Sign(v1, k)
+	v1.TimeMS++
+	_, b, _, _ = record.Sign(v1, k)
+	if bytes.Compare(codec.Sum(a).Bytes(), codec.Sum(b).Bytes()) > 0 {
+		a, b = b, a
+	}
+	raw, _, _ = codec.Encode(&record.ForkProof{Format: record.ForkProofFormatV1, Validator: k.Public(), A: a, B: b})
+	f.Add(raw)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := record.DecodeForkProof(data); err != nil {
+		p, err := record.DecodeForkProof(data)
+		if err != nil {
 			return
 		}
-		// Anything accepted is a real equivocation: two valid signatures.
+		// Anything accepted is two valid signatures at one height, in the
+		// one encoding; of format 2 it names one network and proves
+		// equivocation, of format 1 neither.
+		if again, _, err := p.Encode(); err != nil || !bytes.Equal(again, data) {
+			t.Fatalf("accepted input that does not re-encode to itself (err %v)", err)
+		}
+		_, err = p.Network()
+		if p.ProvesEquivocation() != (p.Format == record.ForkProofFormat) || (err == nil) != p.ProvesEquivocation() {
+			t.Fatalf("format %d: proves equivocation %v, network error %v", p.Format, p.ProvesEquivocation(), err)
+		}
 	})
 }
 
