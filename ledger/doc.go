@@ -41,7 +41,9 @@
 //	TranscriptsByMiner(m)          every validator's transcripts of miner m
 //	TranscriptsByChallenge(id)     every validator's run of challenge id
 //	TranscriptsByDuel(d)           every validator's transcripts of duel d
-//	ForkProofs()                   all equivocation evidence
+//	ForkProofs()                   every fork proof: of format 2 equivocation
+//	                               evidence, of format 1 (a store written
+//	                               before block format 2) none
 //	LeafHash(v, i), Frontier(v, n) Merkle leaf hash; compact range at size n
 //	InclusionProof(v, i, n)        audit path of leaf i in the log of size n
 //	ConsistencyProof(v, n1, n2)    proof that size n1 is a prefix of size n2

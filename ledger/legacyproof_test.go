@@ -1,8 +1,7 @@
 package ledger_test
 
 import (
-	"errors"
-	"strings"
+	"bytes"
 	"testing"
 
 	"github.com/ipfs/go-cid"
@@ -12,13 +11,13 @@ import (
 	"github.com/affine-ledger/ledger/ledger/record"
 )
 
-// A store written before block format 2 may hold a fork proof of format 1,
-// now withdrawn: its two blocks name no network, and may be one honest
-// validator's blocks on two networks. The store reports it as unreadable,
-// naming why, and does not call its validator an equivocator
-// (Head.Equivocating, which the explorer, the node's status and the
-// metrics show).
-func TestWithdrawnForkProofMarksNoEquivocator(t *testing.T) {
+// A store written before block format 2 may hold a fork proof of format 1:
+// its two blocks name no network, and may be one honest validator's blocks
+// on two networks. The store lists it as the valid record it is, of format
+// 1 and proving no equivocation, and does not call its validator an
+// equivocator (Head.Equivocating, which the explorer, the node's status
+// and the metrics show). It was listed as unreadable.
+func TestFormat1ForkProofMarksNoEquivocator(t *testing.T) {
 	t.Parallel()
 	dir := ledgertest.UnboundStore(t)
 	p := &peerChain{t: t, key: alice(t)}
@@ -44,17 +43,23 @@ func TestWithdrawnForkProofMarksNoEquivocator(t *testing.T) {
 		t.Fatal(err)
 	}
 	if h.Equivocating {
-		t.Errorf("a withdrawn fork proof marks %s as equivocating", p.key.Public())
+		t.Errorf("a format-1 fork proof marks %s as equivocating", p.key.Public())
 	}
 	n := 0
-	for _, err := range r.ForkProofs() {
-		var u *ledger.UnreadableForkProofError
-		if !errors.As(err, &u) || !u.CID.Equals(pc) || !strings.Contains(err.Error(), "withdrawn") {
-			t.Errorf("withdrawn proof %s read as %v", pc, err)
-		}
+	for sp, err := range r.ForkProofs() {
 		n++
+		if err != nil {
+			t.Fatalf("format-1 proof %s read as %v", pc, err)
+		}
+		if !sp.CID.Equals(pc) || sp.Format != record.ForkProofFormatV1 || sp.ProvesEquivocation() || sp.Validator != p.key.Public() || sp.Height != 0 {
+			t.Errorf("listed proof %s of format %d (proves equivocation: %v) of %s at height %d, want %s of format 1, proving none",
+				sp.CID, sp.Format, sp.ProvesEquivocation(), sp.Validator, sp.Height, pc)
+		}
+		if raw, err := r.Object(pc); err != nil || !bytes.Equal(raw, sp.Raw) {
+			t.Errorf("listed bytes are not the stored ones (err %v)", err)
+		}
 	}
 	if n != 1 {
-		t.Errorf("%d fork proofs listed, want the withdrawn one", n)
+		t.Errorf("%d fork proofs listed, want the format-1 one", n)
 	}
 }

@@ -22,7 +22,8 @@ type Head struct {
 	Checkpoint record.Checkpoint
 	TimeMS     int64
 	Anchor     record.Anchor
-	// Equivocating is set once a fork proof of the validator is stored.
+	// Equivocating is set once a fork proof of the validator is stored,
+	// unless it is of format 1, which proves no equivocation.
 	Equivocating bool
 }
 
@@ -252,11 +253,11 @@ func head(r reader, v keys.PublicKey) (Head, error) {
 }
 
 // equivocating reports whether v is marked ('e') for a fork proof other
-// than one of format 1: that format is withdrawn (its blocks name no
-// network, so they may be an honest validator's blocks on two networks),
-// and only a store written before block format 2 holds one, which it
-// marked then. A marker whose proof cannot be read still counts: the
-// store says so, and ForkProofs reports the proof as unreadable.
+// than one of format 1: that format proves no equivocation (its blocks
+// name no network, so they may be an honest validator's blocks on two
+// networks), and only a store written before block format 2 holds one,
+// which it marked then. A marker whose proof cannot be read still counts:
+// the store says so, and ForkProofs reports the proof as unreadable.
 func equivocating(r reader, v keys.PublicKey) (bool, error) {
 	pc, ok, err := get(r, layout.EquivocKey(v))
 	if err != nil || !ok {
@@ -270,8 +271,8 @@ func equivocating(r reader, v keys.PublicKey) (bool, error) {
 		return true, nil
 	}
 	var p record.ForkProof
-	withdrawn := codec.Unmarshal(raw, &p) == nil && p.Format == 1
-	return !withdrawn, nil
+	formatV1 := codec.Unmarshal(raw, &p) == nil && p.Format == record.ForkProofFormatV1
+	return !formatV1, nil
 }
 
 // Heads streams every validator's head, ordered by public key.
@@ -421,8 +422,11 @@ func (s *Store) TranscriptsByChallenge(id challenge.ID) iter.Seq2[TranscriptRef,
 }
 
 // ForkProofs streams every stored fork proof, by validator then height.
-// One that cannot be read is an *UnreadableForkProofError, and the stream
-// goes on past it: one damaged proof must not hide the others.
+// One of format 1, which only a store written before block format 2 holds,
+// is read and verified like any other, but proves no equivocation
+// (record.ForkProof.ProvesEquivocation): a caller that acts on evidence
+// skips it. One that cannot be read is an *UnreadableForkProofError, and
+// the stream goes on past it: one damaged proof must not hide the others.
 func (s *Store) ForkProofs() iter.Seq2[StoredForkProof, error] {
 	return scanGoingOn(s, []byte{layout.Fork}, func(r reader, k, _ []byte) (StoredForkProof, error) {
 		unreadable := func(c cid.Cid, err error) (StoredForkProof, error) {

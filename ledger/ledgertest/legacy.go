@@ -38,10 +38,11 @@ func LegacyChain(dir string, blocks ...[]byte) ([]cid.Cid, error) {
 	return out, err
 }
 
-// LegacyForkProof stores the fork proof of format 1 (withdrawn since block
-// format 2) of two encoded blocks of format 1 in the closed store at dir,
-// and marks their validator, as a store written before block format 2
-// kept one. It returns the proof's CID.
+// LegacyForkProof stores the fork proof of format 1 (which proves no
+// equivocation, and which nothing makes since block format 2) of two
+// encoded blocks of format 1 in the closed store at dir, and marks their
+// validator, as a store written before block format 2 kept one. It
+// returns the proof's CID.
 func LegacyForkProof(dir string, a, b []byte) (cid.Cid, error) {
 	if bytes.Compare(codec.Sum(a).Bytes(), codec.Sum(b).Bytes()) > 0 {
 		a, b = b, a
@@ -50,7 +51,7 @@ func LegacyForkProof(dir string, a, b []byte) (cid.Cid, error) {
 	if err != nil {
 		return cid.Undef, fmt.Errorf("ledgertest: fork proof block: %w", err)
 	}
-	p := record.ForkProof{Format: 1, Validator: blk.Validator, Height: blk.Height, A: a, B: b}
+	p := record.ForkProof{Format: record.ForkProofFormatV1, Validator: blk.Validator, Height: blk.Height, A: a, B: b}
 	raw, c, err := codec.Encode(&p)
 	if err != nil {
 		return cid.Undef, err
