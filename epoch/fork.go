@@ -13,7 +13,9 @@ import (
 
 // Equivocators returns the validators s holds a fork proof of whose fork
 // lies before block number end: the smaller anchor of the proof's two
-// blocks is below end (spec/epoch.md, "Equivocation").
+// blocks is below end (spec/epoch.md, "Equivocation"). A proof of format 1
+// (a store written before block format 2) proves no equivocation and
+// counts for nothing.
 //
 // Why the smaller anchor: a node stores the branch of a fork that reached
 // it first and ignores the other, so from the fork's height on two honest
@@ -29,7 +31,7 @@ func Equivocators(s *ledger.Store, end uint64) (map[keys.PublicKey]bool, error) 
 		if err != nil {
 			return nil, fmt.Errorf("read fork proofs: %w", err)
 		}
-		if out[p.Validator] {
+		if out[p.Validator] || !p.ProvesEquivocation() {
 			continue
 		}
 		at, err := forkAnchor(p.ForkProof)
