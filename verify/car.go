@@ -206,12 +206,16 @@ func (c *carVerifier) forkSection(sec archive.Section) bool {
 	return true
 }
 
-// forkProof checks a fork proof, whose failure (valid or not, a proof is
-// one) names its section.
+// forkProof checks a fork proof, whose failure (valid or not, a proof of
+// format 2 is one) names its section. A valid one of format 1 fails no
+// one.
 func (c *carVerifier) forkProof(sec archive.Section) {
+	n := len(c.vf.rep.Failures)
 	c.vf.ForkProof(sec.Data, sec.CID)
-	f := &c.vf.rep.Failures[len(c.vf.rep.Failures)-1]
-	f.Reason += " (archive " + sec.Where() + ")"
+	if len(c.vf.rep.Failures) > n {
+		f := &c.vf.rep.Failures[len(c.vf.rep.Failures)-1]
+		f.Reason += " (archive " + sec.Where() + ")"
+	}
 }
 
 // block verifies one block, whose section hashes to its CID and decoded

@@ -58,8 +58,14 @@ type Report struct {
 
 	// Reexecuted counts transcripts replayed through their env.
 	Reexecuted int `json:"reexecuted"`
-	// ForkProofs counts recorded fork proofs (each also a failure).
+	// ForkProofs counts recorded fork proofs (each also a failure but
+	// those counted in ForkProofsNotEvidence).
 	ForkProofs int `json:"fork_proofs"`
+	// ForkProofsNotEvidence counts the valid fork proofs of format 1 (a
+	// store written before block format 2, or its archive, holds them):
+	// their blocks name no network, so they prove no equivocation and
+	// fail no one.
+	ForkProofsNotEvidence int `json:"fork_proofs_not_evidence"`
 	// SeedsExact counts format-2 transcripts, whose recorded seed was
 	// checked exactly (spec/verify.md#seeds). Format 1 records no seed:
 	// SeedsDerived counts those whose seed the window search rederived

@@ -120,9 +120,8 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 			f := Failure{Validator: unreadable.Validator.String(), Height: unreadable.Height, CID: cidString(unreadable.CID), Transcript: -1,
 				Reason: fmt.Sprintf("fork proof: %v", unreadable.Err)}
 			if errors.Is(unreadable.Err, record.ErrMalformed) {
-				// Its bytes are the ones its CID names, and they prove
-				// nothing (a fork proof of format 1, withdrawn, say: its
-				// blocks may be the validator's on two networks): the
+				// Its bytes are the ones its CID names, and they are no
+				// fork proof (two blocks of two validators, say): the
 				// source's failure, as in an archive (ForkProof).
 				f.Validator, f.Height = "", 0
 			}
