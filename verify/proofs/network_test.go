@@ -55,3 +55,37 @@ func TestConsistencyProofStaysInOneLedger(t *testing.T) {
 		}
 	}
 }
+
+// Two different blocks of one validator at one height are no consistency.
+// Of format 2, of one network, they are equivocation, and the error says
+// so; of format 1 they name no network, may be the validator's on two
+// networks, and the error says they prove no equivocation (it said the
+// validator equivocated).
+func TestConsistencyProofOfTwoBlocksAtOneHeight(t *testing.T) {
+	t.Parallel()
+	k := recordtest.Hotkey(t, "//Alice")
+	for _, c := range []struct {
+		format uint64
+		net    record.Network
+		says   string
+		never  string
+	}{
+		{record.BlockFormat, recordtest.Network, "the validator equivocated", "no network"},
+		{record.BlockFormatV1, record.Network{}, "name no network", "equivocated"},
+	} {
+		h := record.Header{Format: c.format, Net: c.net, Validator: k.Public(), Anchor: recordtest.Anchor(1), Checkpoint: record.CheckpointOf(nil)}
+		_, older, _, err := record.Sign(h, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.TimeMS++
+		_, newer, _, err := record.Sign(h, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &proofs.ConsistencyProof{Type: proofs.ConsistencyType, Older: older, Newer: newer, Hashes: []record.Hash{}}
+		if _, err := p.Verify(); !errors.Is(err, proofs.ErrProof) || !strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), c.never) {
+			t.Errorf("format %d: %v, want ErrProof saying %q", c.format, err, c.says)
+		}
+	}
+}

@@ -162,6 +162,9 @@ func (p *ConsistencyProof) Verify() (Proved, error) {
 		return out, fmt.Errorf("%w: blocks of two ledgers: format %d %s and format %d %s", ErrProof, older.Format, describeNetwork(older), newer.Format, describeNetwork(newer))
 	case older.Height > newer.Height:
 		return out, fmt.Errorf("%w: the older block is at height %d, above the newer's %d", ErrProof, older.Height, newer.Height)
+	case older.Height == newer.Height && !oc.Equals(nc) && older.Format == record.BlockFormatV1:
+		// Format 1 names no network (spec/ledger.md, "Fork proof").
+		return out, fmt.Errorf("%w: two different signed blocks at height %d, of format 1: they name no network, so they may be the validator's on two networks and prove no equivocation", ErrProof, older.Height)
 	case older.Height == newer.Height && !oc.Equals(nc):
 		return out, fmt.Errorf("%w: two different signed blocks at height %d: the validator equivocated", ErrProof, older.Height)
 	case ocp.Size > newer.Checkpoint.Size:
