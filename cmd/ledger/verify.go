@@ -35,7 +35,9 @@ validator, challenge seeds against the recorded anchors, and (unless --no-reexec
 re-execution of every transcript through its environment: the regenerated prompt, every
 observation, every reward and the reason must be what was recorded. Recorded fork proofs
 (a validator signing two blocks at one height) are reported as failures; with --validator,
-only that validator's.
+only that validator's. A fork proof of format 1, which a ledger written before block format
+2 may hold, is checked and counted but fails no one: its blocks name no network, so they may
+be the validator's on two networks.
 
 A ledger is of one network, a subnet of one chain, which every block of format 2 names
 (format-1 blocks, written before, name none): a block or fork proof of another is a
@@ -358,6 +360,9 @@ func printVerifyReport(w io.Writer, r verify.Report) {
 	}
 	fmt.Fprintf(w, "re-executed %d transcripts; seeds checked exactly %d, format-1 seeds derived from recorded anchors %d, not derivable %d; fork proofs %d\n",
 		r.Reexecuted, r.SeedsExact, r.SeedsDerived, r.SeedsUnverified, r.ForkProofs)
+	if r.ForkProofsNotEvidence > 0 {
+		fmt.Fprintf(w, "fork proofs of format 1 %d: validly signed blocks at one height that name no network, so no evidence of equivocation\n", r.ForkProofsNotEvidence)
+	}
 	fmt.Fprintf(w, "duel results %d: outcomes held to the chains' transcripts %d, without both transcripts in the audited chain %d\n",
 		r.DuelResults, r.OutcomesChecked, r.OutcomesUnbacked)
 	for _, f := range r.Failures {
