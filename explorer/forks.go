@@ -20,6 +20,12 @@ type ForkRow struct {
 	B string `json:"b"`
 	// Valid is the proof's check (both signatures, different blocks).
 	Valid bool `json:"valid"`
+	// Format is the proof's format, 0 for one the store cannot read.
+	Format uint64 `json:"format"`
+	// ProvesEquivocation is set for a valid proof of format 2. One of
+	// format 1 is valid but its blocks name no network: they may be the
+	// validator's honest blocks on two networks.
+	ProvesEquivocation bool `json:"proves_equivocation"`
 }
 
 // forks lists fork proofs by validator then height; the cursor is the
@@ -54,14 +60,14 @@ func (srv *server) forks(w http.ResponseWriter, r *http.Request) error {
 		}
 		i++
 		if unreadable != nil {
-			// A damaged proof, or one of format 1 (withdrawn) in a store
-			// written before block format 2: listed, as proving nothing.
+			// A damaged proof: listed, as proving nothing.
 			page.Items = append(page.Items, ForkRow{CID: cidString(unreadable.CID), Validator: unreadable.Validator, Height: unreadable.Height})
 			continue
 		}
 		_, _, verr := p.Verify()
 		row := ForkRow{CID: p.CID.String(), Validator: p.Validator, Height: p.Height, Valid: verr == nil,
-			A: codec.Sum(p.A).String(), B: codec.Sum(p.B).String()}
+			A: codec.Sum(p.A).String(), B: codec.Sum(p.B).String(),
+			Format: p.Format, ProvesEquivocation: verr == nil && p.ProvesEquivocation()}
 		page.Items = append(page.Items, row)
 	}
 	return writeJSON(w, page)

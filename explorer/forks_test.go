@@ -49,7 +49,7 @@ func TestForks(t *testing.T) {
 	}
 	fr := forks.Items[0]
 	got := map[string]bool{fr.A: true, fr.B: true}
-	if !fr.Valid || fr.Validator != alice.Public() || fr.Height != 0 || !got[c.String()] || !got[b0.CID.String()] {
+	if !fr.Valid || fr.Format != record.ForkProofFormat || !fr.ProvesEquivocation || fr.Validator != alice.Public() || fr.Height != 0 || !got[c.String()] || !got[b0.CID.String()] {
 		t.Errorf("fork row %+v: want Alice's blocks %s and %s at height 0", fr, b0.CID, c)
 	}
 	var v explorer.ValidatorView

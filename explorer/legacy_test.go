@@ -4,6 +4,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/keys"
@@ -14,10 +15,11 @@ import (
 
 // TestLegacyStore serves a store written before block format 2 (`ledger
 // serve` opens it read-only): a chain of format-1 blocks and a fork proof
-// of format 1, withdrawn since, whose blocks may be an honest validator's
-// on two networks. The explorer lists the proof as not valid and does not
-// mark the validator; before, the proof failed the forks list and the
-// status with an error, and the head said equivocating.
+// of format 1, whose blocks name no network and may be an honest
+// validator's on two networks. The explorer lists the proof as valid, of
+// format 1 and proving no equivocation, and does not mark the validator;
+// it was listed as not valid (before that, it failed the forks list and
+// the status with an error, and the head said equivocating).
 func TestLegacyStore(t *testing.T) {
 	t.Parallel()
 	dir := ledgertest.UnboundStore(t)
@@ -55,10 +57,12 @@ func TestLegacyStore(t *testing.T) {
 	var forks explorer.Page[explorer.ForkRow]
 	getJSONAt(t, srv.URL, "/api/v1/forks", &forks)
 	if len(forks.Items) != 1 {
-		t.Fatalf("forks %+v, want the withdrawn proof", forks)
+		t.Fatalf("forks %+v, want the format-1 proof", forks)
 	}
-	if fr := forks.Items[0]; fr.Valid || fr.CID != pc.String() || fr.Validator != alice.Public() || fr.Height != 0 {
-		t.Errorf("fork row %+v: want proof %s of Alice at height 0, not valid", fr, pc)
+	blocks := map[string]bool{codec.Sum(b0).String(): true, codec.Sum(b1).String(): true}
+	if fr := forks.Items[0]; !fr.Valid || fr.Format != record.ForkProofFormatV1 || fr.ProvesEquivocation || fr.CID != pc.String() ||
+		fr.Validator != alice.Public() || fr.Height != 0 || !blocks[fr.A] || !blocks[fr.B] || fr.A == fr.B {
+		t.Errorf("fork row %+v: want proof %s of Alice's two blocks at height 0, valid, of format 1, proving no equivocation", fr, pc)
 	}
 	var st explorer.StatusView
 	getJSONAt(t, srv.URL, "/api/v1/status", &st)
@@ -68,6 +72,6 @@ func TestLegacyStore(t *testing.T) {
 	var v explorer.ValidatorView
 	getJSONAt(t, srv.URL, "/api/v1/validators/"+alice.Public().String(), &v)
 	if v.Head.Equivocating {
-		t.Error("a withdrawn fork proof marks Alice as equivocating")
+		t.Error("a format-1 fork proof marks Alice as equivocating")
 	}
 }

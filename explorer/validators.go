@@ -40,7 +40,8 @@ func (srv *server) status(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	for _, err := range srv.s.ForkProofs() {
-		// An unreadable proof (damaged, or withdrawn) is listed too.
+		// An unreadable (damaged) proof is listed too, and so is one of
+		// format 1, which proves no equivocation.
 		var unreadable *ledger.UnreadableForkProofError
 		if err != nil && !errors.As(err, &unreadable) {
 			return err

@@ -60,13 +60,21 @@ async function overview() {
       card("models", st.models), card("duel results", st.duels), card("outcomes", st.indexed.outcomes),
       card("fork proofs", st.fork_proofs)),
     st.problems.length ? h("div", { class: "error" }, "Records the index could not read: ", st.problems.join("; ")) : null,
-    forks.items.length ? [h("h2", { class: "bad" }, "Equivocations (fork proofs)"),
+    forks.items.length ? [h("h2", { class: forks.items.some((f) => f.proves_equivocation) ? "bad" : null }, "Fork proofs"),
       table(["Validator", "#Height", "Block A", "Block B", "Proof"], forks.items.map((f) => [hotkeyLink("validator", f.validator), f.height,
         link(["block", f.a], short(f.a), { class: "mono" }), link(["block", f.b], short(f.b), { class: "mono" }),
-        h("span", { class: f.valid ? "bad" : "muted" }, f.valid ? "valid: the validator signed both" : "invalid")]))] : null,
+        h("span", { class: f.proves_equivocation ? "bad" : "muted" }, forkVerdict(f))]))] : null,
     h("h2", null, "Validators"), validatorTable(vals.items),
     h("h2", null, "Latest duels"), duelTable(ds.items),
   );
+}
+
+// forkVerdict says what a fork proof proves: a valid one of format 1 shows two blocks the
+// validator signed at one height, but they name no network (spec/ledger.md, "Fork proof").
+function forkVerdict(f) {
+  if (!f.valid) return "invalid";
+  if (f.proves_equivocation) return "valid: the validator signed both (equivocation)";
+  return `format ${f.format}: does not prove equivocation (names no network)`;
 }
 
 function validatorTable(rows) {
