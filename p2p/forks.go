@@ -44,13 +44,17 @@ func newProofs(n *Network) *proofs {
 	return &proofs{n: n, seen: map[cid.Cid]bool{}, held: map[cid.Cid]bool{}, pending: map[keys.PublicKey]map[cid.Cid]*record.ForkProof{}, fetching: map[peer.ID]bool{}}
 }
 
-// load learns the proofs already stored.
+// load learns the proofs already stored. One of format 1, which a store
+// written before block format 2 may hold, proves no equivocation: it is
+// not offered, as no node takes one.
 func (ps *proofs) load() error {
 	for p, err := range ps.n.store.ForkProofs() {
 		if err != nil {
 			return fmt.Errorf("p2p: read fork proofs: %w", err)
 		}
-		ps.known(p.CID)
+		if p.ProvesEquivocation() {
+			ps.known(p.CID)
+		}
 	}
 	return nil
 }
