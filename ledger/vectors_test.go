@@ -42,6 +42,20 @@ type ledgerVectors struct {
 	BlocksV1    []vectorBlock     `json:"blocks_v1"`
 	Inclusion   []vectorInclusion `json:"inclusion_proofs"`
 	Consistency []vectorConsist   `json:"consistency_proofs"`
+	// ForkProofs are a fork proof of each format: format 2 of blocks[0]
+	// and another block at height 0, format 1 (which proves no
+	// equivocation) of blocks_v1[0] and another.
+	ForkProofs []vectorForkProof `json:"fork_proofs"`
+}
+
+type vectorForkProof struct {
+	Format uint64 `json:"v"`
+	// Other is the block the proof pairs with the chain's block at
+	// height 0 of its format.
+	Other              vectorBlock `json:"other_block"`
+	Hex                string      `json:"hex"`
+	CID                string      `json:"cid"`
+	ProvesEquivocation bool        `json:"proves_equivocation"`
 }
 
 type vectorKey struct {
@@ -186,12 +200,17 @@ func TestVectors(t *testing.T) {
 			Transcripts: []codec.Link{codec.LinkTo(leaves[2])}, Decisions: []codec.Link{codec.LinkTo(decisionCID)},
 			Checkpoint: record.CheckpointOf(leaves)},
 	}
-	var blocksRaw [][]byte
+	var blocksRaw, blocksRawV1 [][]byte
 	out.Blocks, blocksRaw = vectorChain(t, k, headers, stored.Blocks, update)
+	other := headers[0]
+	other.TimeMS += 1000
+	out.ForkProofs = append(out.ForkProofs, vectorFork(t, k, record.ForkProofFormat, blocksRaw[0], other, stored.ForkProofs, update))
 	for i := range headers {
 		headers[i].Format, headers[i].Net = record.BlockFormatV1, record.Network{}
 	}
-	out.BlocksV1, _ = vectorChain(t, k, headers, stored.BlocksV1, update)
+	out.BlocksV1, blocksRawV1 = vectorChain(t, k, headers, stored.BlocksV1, update)
+	other.Format, other.Net = record.BlockFormatV1, record.Network{}
+	out.ForkProofs = append(out.ForkProofs, vectorFork(t, k, record.ForkProofFormatV1, blocksRawV1[0], other, stored.ForkProofs, update))
 
 	// The blocks are a valid chain: a store accepts them from a peer and
 	// computes the proofs from what it stored.
@@ -304,6 +323,44 @@ func vectorChain(t *testing.T, k *keys.Hotkey, headers []record.Header, stored [
 		prev = c
 	}
 	return out, raws
+}
+
+// vectorFork signs other (with the signature stored for it, as
+// vectorChain) and returns the fork proof of format of it and block. The
+// code makes format 2 only; format 1, which earlier versions made, is
+// assembled as they did, and must decode and verify, proving nothing.
+func vectorFork(t *testing.T, k *keys.Hotkey, format uint64, block []byte, other record.Header, stored []vectorForkProof, update bool) vectorForkProof {
+	t.Helper()
+	var prev []vectorBlock
+	for _, f := range stored {
+		if f.Format == format {
+			prev = append(prev, f.Other)
+		}
+	}
+	vb, raws := vectorChain(t, k, []record.Header{other}, prev, update)
+	a, b := block, raws[0]
+	if bytes.Compare(codec.Sum(a).Bytes(), codec.Sum(b).Bytes()) > 0 {
+		a, b = b, a
+	}
+	blk, err := record.DecodeBlock(block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &record.ForkProof{Format: format, Validator: blk.Validator, Height: blk.Height, A: a, B: b}
+	if format == record.ForkProofFormat {
+		if p, err = record.NewForkProof(block, raws[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, c, err := p.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := record.DecodeForkProof(raw)
+	if err != nil || back.Format != format {
+		t.Fatalf("fork proof of format %d does not decode and verify: %v", format, err)
+	}
+	return vectorForkProof{Format: format, Other: vb[0], Hex: hex.EncodeToString(raw), CID: c.String(), ProvesEquivocation: back.ProvesEquivocation()}
 }
 
 func hexes(p [][]byte) []string {

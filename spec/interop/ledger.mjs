@@ -127,6 +127,69 @@ for (const [format, list] of [[2, ledger.blocks], [1, ledger.blocks_v1]]) {
   check(!sr25519.verify(other, sig, pub), 'a format-2 signature does not verify under the format-1 domain')
 }
 
+// ledger.md, "Fork proof": what a proof proves (equivocation for format 2, nothing for format 1,
+// whose blocks name no network), or an error naming the rule it breaks.
+const proofKeys = ['v', 'validator', 'height', 'a', 'b']
+async function checkForkProof (bytes) {
+  const p = dagCbor.decode(bytes)
+  if (hex(dagCbor.encode(p)) !== hex(bytes)) throw new Error('not canonical')
+  if (!sameKeys(p, proofKeys)) throw new Error('keys')
+  if (p.v !== 1 && p.v !== 2) throw new Error(`format ${p.v}`)
+  const cids = await Promise.all([p.a, p.b].map(async (raw) => CID.create(1, dagCbor.code, await mfSha256.digest(raw)).bytes))
+  if (Buffer.compare(cids[0], cids[1]) >= 0) throw new Error('blocks not in CID order, or one block twice')
+  const blocks = []
+  for (const [i, raw] of [p.a, p.b].entries()) {
+    const blk = dagCbor.decode(raw)
+    if (hex(dagCbor.encode(blk)) !== hex(raw)) throw new Error(`block ${i} not canonical`)
+    if (blk.v !== p.v) throw new Error(`block ${i} is of format ${blk.v}, the proof of format ${p.v}`)
+    if (!sameKeys(blk, p.v === 2 ? [...blockKeysV1, 'net'] : blockKeysV1)) throw new Error(`block ${i} keys`)
+    if (hex(blk.validator) !== hex(p.validator) || blk.height !== p.height) throw new Error(`block ${i} is another validator's or height's`)
+    const { sig, ...header } = blk
+    const msg = new Uint8Array([...new TextEncoder().encode(`affine-ledger/block/v${blk.v}`), 0, ...dagCbor.encode(header)])
+    let verifies = false
+    try { verifies = sr25519.verify(msg, sig, blk.validator) } catch { /* not a signature's encoding at all */ }
+    if (!verifies) throw new Error(`block ${i} signature`)
+    blocks.push(blk)
+  }
+  if (p.v === 2 && (hex(blocks[0].net.genesis) !== hex(blocks[1].net.genesis) || blocks[0].net.netuid !== blocks[1].net.netuid)) {
+    throw new Error('blocks of two networks')
+  }
+  return { proves: p.v === 2 }
+}
+const failsWith = async (bytes, what) => {
+  try { await checkForkProof(bytes) } catch (e) { return e.message.includes(what) }
+  return false
+}
+check(ledger.fork_proofs.length === 2 && ledger.fork_proofs.map((f) => f.v).join() === '2,1', 'a fork proof of format 2 and one of format 1')
+for (const fp of ledger.fork_proofs) {
+  const what = `format-${fp.v} fork proof`
+  const chain = fp.v === 2 ? ledger.blocks : ledger.blocks_v1
+  const other = fp.other_block
+  const bytes = unhex(fp.hex)
+  check(await cidOf(bytes) === fp.cid, `${what} CID`)
+  check(await cidOf(unhex(other.hex)) === other.cid, `${what} other block CID`)
+  const ob = dagCbor.decode(unhex(other.hex))
+  const { sig, ...header } = ob
+  check(hex(dagCbor.encode(header)) === other.header_hex, `${what} other block header is the block without sig`)
+  check(hex(new Uint8Array([...new TextEncoder().encode(`affine-ledger/block/v${fp.v}`), 0, ...dagCbor.encode(header)])) === other.signing_message_hex, `${what} other block signing message`)
+  const p = dagCbor.decode(bytes)
+  check([hex(p.a), hex(p.b)].sort().join() === [chain[0].hex, other.hex].sort().join(), `${what} holds block 0 of its format's chain and the other block`)
+  let got
+  try { got = await checkForkProof(bytes) } catch (e) { check(false, `${what} is valid: ${e.message}`) }
+  check(got !== undefined && got.proves === fp.proves_equivocation && fp.proves_equivocation === (fp.v === 2), `${what} ${fp.v === 2 ? 'proves' : 'does not prove'} equivocation`)
+  // Each rule, broken once, fails.
+  const enc = (changes) => dagCbor.encode({ ...p, ...changes })
+  check(await failsWith(enc({ a: p.b, b: p.a }), 'CID order'), `${what} with its blocks swapped fails`)
+  check(await failsWith(enc({ b: p.a }), 'CID order'), `${what} of one block twice fails`)
+  check(await failsWith(enc({ v: 3 - fp.v }), 'of format'), `${what} relabelled format ${3 - fp.v} fails`)
+  check(await failsWith(enc({ height: p.height + 1 }), 'height'), `${what} naming another height fails`)
+  const forged = dagCbor.decode(p.b)
+  forged.sig = new Uint8Array(forged.sig); forged.sig[0] ^= 1
+  const fb = dagCbor.encode(forged)
+  const [x, y] = Buffer.compare(CID.create(1, dagCbor.code, await mfSha256.digest(p.a)).bytes, CID.create(1, dagCbor.code, await mfSha256.digest(fb)).bytes) < 0 ? [p.a, fb] : [fb, p.a]
+  check(await failsWith(enc({ a: x, b: y }), 'signature'), `${what} with an altered signature fails`)
+}
+
 const sigs = load('signatures.json')
 for (const k of sigs.keys) {
   if (!k.secret_seed) continue
