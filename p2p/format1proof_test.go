@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
@@ -70,6 +72,33 @@ func TestFormat1ForkProofGossipIsRejected(t *testing.T) {
 	}
 	if _, err := n.store.Head(k.Public()); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("a block of the proof was stored: %v", err)
+	}
+	for p, err := range n.store.ForkProofs() {
+		t.Errorf("fork proof %v stored (err %v)", p.CID, err)
+	}
+}
+
+// TestFormat1ForkProofOfferedIsPunished: offered in a peer's status and
+// fetched, the proof is refused and the peer banned, as for any record an
+// honest peer of this network does not forward.
+func TestFormat1ForkProofOfferedIsPunished(t *testing.T) {
+	n := startFresh(t)
+	k := recordtest.Hotkey(t, "//Alice")
+	a, b := format1Blocks(t, k)
+	raw, c, err := codec.Encode(&record.ForkProof{Format: record.ForkProofFormatV1, Validator: k.Public(), A: a, B: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := objectServer(t, n, map[cid.Cid][]byte{c: raw})
+	st := emptyStatus()
+	st.Forks = []codec.Link{codec.LinkTo(c)}
+	askStatus(t, h, n, st)
+	deadline := time.Now().Add(30 * time.Second)
+	for !n.Banned(h.ID()) {
+		if time.Now().After(deadline) {
+			t.Fatal("a peer offering a fork proof of format 1 was not banned")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	for p, err := range n.store.ForkProofs() {
 		t.Errorf("fork proof %v stored (err %v)", p.CID, err)
