@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"golang.org/x/sys/unix"
 )
 
 // Pebble locks a store's directory exclusively, for readers as for its
@@ -17,14 +16,17 @@ import (
 // one store, or an audit beside the explorer on a stopped node's data. And
 // it opened the LOCK file for writing, which a read-only mount refuses. So
 // the store takes the lock itself, through the file system it gives
-// Pebble: a writer still exclusively (Pebble's own lock), readers shared,
-// as POSIX record locks allow (F_RDLCK beside F_RDLCK, never beside
-// F_WRLCK). A reader excludes a writer as before: a writer compacts and
-// deletes the tables a reader is reading.
+// Pebble: a writer still exclusively, readers shared. A reader excludes a
+// writer as before: a writer compacts and deletes the tables a reader is
+// reading. The system's locks take it (lock_unix.go, lock_windows.go):
+// POSIX record locks on Unix (the writer's is Pebble's own), LockFileEx on
+// Windows.
 //
 // POSIX locks do not exclude within one process, and closing any
 // descriptor of the file drops all of the process's locks on it, so the
 // process keeps one shared lock per directory and counts its holders.
+// Windows' locks would exclude within a process, but the count gives both
+// systems the same answers, naming this process.
 
 // LockedError: the store is open in a way that excludes this open: for
 // writing, when opening it in any way, or for reading, when opening it for
@@ -100,7 +102,7 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 		return h.releaser(key), nil
 	}
 	if !fs.shared {
-		c, err := fs.FS.Lock(name)
+		c, err := writeLock(fs.FS, name, path)
 		if err != nil {
 			return nil, lockError(dir, path, err)
 		}
@@ -115,18 +117,6 @@ func (fs lockFS) Lock(name string) (io.Closer, error) {
 	h = &holder{readers: 1, file: f}
 	holders.m[key] = h
 	return h.releaser(key), nil
-}
-
-// lockKey is the key of path's lock in holders: the device and inode of
-// the store's directory, so that one store is one key however it is
-// reached (another spelling, a symlink, a bind mount), or the path where
-// the directory cannot be read (the open fails on it, under its name).
-func lockKey(path string) string {
-	var st unix.Stat_t
-	if unix.Stat(filepath.Dir(path), &st) != nil {
-		return path
-	}
-	return fmt.Sprintf("device %d inode %d", st.Dev, st.Ino)
 }
 
 // lockPath is name's absolute path, symlinks resolved. POSIX locks never
@@ -174,45 +164,30 @@ func (h *holder) release(key string) {
 
 // readLock takes a shared lock on the LOCK file at path. A store copied
 // without its LOCK file gets one, if the file system allows; where it does
-// not (a read-only mount), no writer can lock the store either, and the
+// not (a read-only medium), no writer can lock the store either, and the
 // reader goes on without a lock.
 func readLock(path string) (io.Closer, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-		if errors.Is(err, unix.EROFS) || errors.Is(err, os.ErrPermission) {
+		if readOnlyMedium(err) || errors.Is(err, os.ErrPermission) {
 			return nil, nil
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	spec := unix.Flock_t{Type: unix.F_RDLCK, Whence: io.SeekStart}
-	if err := unix.FcntlFlock(f.Fd(), unix.F_SETLK, &spec); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return lockShared(f)
 }
 
 // lockError names who holds a store that could not be locked.
 func lockError(dir, path string, err error) error {
-	var pathErr *os.PathError
-	if errors.As(err, &pathErr) || !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EACCES) {
+	if !heldElsewhere(err) {
 		// Not a lock held elsewhere: the LOCK file could not be opened.
 		return err
 	}
-	f, ferr := os.Open(path)
-	if ferr != nil {
-		return &LockedError{Dir: dir, Writing: true}
-	}
-	defer f.Close()
-	spec := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
-	if unix.FcntlFlock(f.Fd(), unix.F_GETLK, &spec) != nil || spec.Type == unix.F_UNLCK {
-		// Released since: the caller may try again.
-		return &LockedError{Dir: dir, Writing: true}
-	}
-	return &LockedError{Dir: dir, PID: int(spec.Pid), Writing: spec.Type == unix.F_WRLCK}
+	pid, writing := lockHolder(path)
+	return &LockedError{Dir: dir, PID: pid, Writing: writing}
 }
 
 type releaser func()
