@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // The state directory holds one snapshot, rewritten whole after every
@@ -24,7 +24,7 @@ const (
 // store persists the state in a directory it holds an exclusive lock on.
 type store struct {
 	dir  string
-	lock *os.File
+	lock io.Closer
 }
 
 func openStore(dir string) (*store, error) {
@@ -35,11 +35,11 @@ func openStore(dir string) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chain dir: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
+	lock, err := lockExclusive(f)
+	if err != nil {
 		return nil, fmt.Errorf("chain dir %s is in use by another process: %w", dir, err)
 	}
-	return &store{dir: dir, lock: f}, nil
+	return &store{dir: dir, lock: lock}, nil
 }
 
 // load returns the saved state, or nil if the directory has none.
