@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 )
 
 // ErrInsecureKeyFile is wrapped when a key file is readable or writable by
@@ -17,7 +16,8 @@ var ErrInsecureKeyFile = errors.New("key file is accessible to group or others")
 
 // WriteKeyFile stores k at path with mode 0600, creating missing parent
 // directories with mode 0700. It never overwrites an existing file unless
-// overwrite is set (the error then wraps fs.ErrExist).
+// overwrite is set (the error then wraps fs.ErrExist). It refuses on
+// systems other than Unix (ErrKeyFilesUnsupported).
 //
 // The file appears whole or not at all, and a crash (even SIGKILL) leaves
 // no other copy of the secret behind where the system allows it:
@@ -42,6 +42,9 @@ func WriteKeyFile(path string, k *Hotkey, overwrite bool) error {
 
 // writeKeyFile is WriteKeyFile; named skips O_TMPFILE.
 func writeKeyFile(path string, k *Hotkey, overwrite, named bool) error {
+	if err := keyFilesSupported(); err != nil {
+		return fmt.Errorf("write key file %s: %w", path, err)
+	}
 	data, err := MarshalKeyFile(k)
 	if err != nil {
 		return fmt.Errorf("write key file %s: %w", path, err)
@@ -65,6 +68,12 @@ func writeKeyFile(path string, k *Hotkey, overwrite, named bool) error {
 	syncDir(dir)
 	return nil
 }
+
+// ErrKeyFilesUnsupported is wrapped when a key file is read or written on
+// a system this package cannot protect key files on (keyFilesSupported):
+// one without Unix permission bits, where a file others may read would go
+// unnoticed, and where a crash's leftover secret could not be swept.
+var ErrKeyFilesUnsupported = errors.New("key files are supported on Unix systems (Linux, macOS, FreeBSD) only")
 
 // ErrNoHardLinks is wrapped when a key file cannot be created without
 // replacing because its file system has no hard links.
@@ -160,7 +169,8 @@ func syncDir(dir string) {
 // ReadKeyFile loads the hotkey stored at path. It refuses a file that group
 // or others may read or write (wrapping ErrInsecureKeyFile, with the chmod
 // that fixes it), and checks the file's public key and address against its
-// seed (ParseKeyFile).
+// seed (ParseKeyFile). It refuses on systems other than Unix
+// (ErrKeyFilesUnsupported).
 func ReadKeyFile(path string) (*Hotkey, error) {
 	data, err := readPrivate(path)
 	if err != nil {
@@ -177,6 +187,9 @@ func ReadKeyFile(path string) (*Hotkey, error) {
 // mode grants nothing to group or others. Type and mode are checked on the
 // open file, so they are those of what is read.
 func readPrivate(path string) ([]byte, error) {
+	if err := keyFilesSupported(); err != nil {
+		return nil, fmt.Errorf("read key file %s: %w", path, err)
+	}
 	// Opened without blocking, then checked: opening a FIFO would
 	// otherwise wait for a writer, and a check before opening could be
 	// answered by a file swapped out before the open.
@@ -192,8 +205,7 @@ func readPrivate(path string) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("key file %s is not a regular file", path)
 	}
-	// Windows has no such bits; there the directory's ACL protects the file.
-	if perm := info.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("%w: %s has mode %04o; restrict it with: chmod 600 %s", ErrInsecureKeyFile, path, perm, path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileSize+1))
