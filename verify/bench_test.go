@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -249,9 +248,8 @@ func benchVerify(b *testing.B, dir string, reexec bool) {
 
 // cpuTime is the process's user+system CPU time.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := processCPUTime()
+	return d
 }
 
 // BenchmarkProofVerify measures offline inclusion-proof checks in a log of
