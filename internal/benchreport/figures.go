@@ -86,9 +86,15 @@ var figures = append(append(appendFigures(), verifyFigures()...), []figure{
 		Target: &target{OnRatio: true, Cmp: "<=", Limit: 1.5},
 	},
 	{
-		Name: "verify peak Go heap, {large_transcripts} / {small_transcripts} transcripts", Run: "memory", Bench: "BenchmarkVerifyMemory",
-		Value: metric{"large_peak_heap_inuse_MB", 1, "MB"}, Baseline: metric{"small_peak_heap_inuse_MB", 1, "MB"}, Ratio: "heap_large/small",
+		Name: "verify peak live Go heap, {large_transcripts} / {small_transcripts} transcripts", Run: "memory", Bench: "BenchmarkVerifyMemory",
+		Value: metric{"large_peak_live_heap_MB", 1, "MB"}, Baseline: metric{"small_peak_live_heap_MB", 1, "MB"}, Ratio: "live_heap_large/small",
 		Target: &target{OnRatio: true, Cmp: "<=", Limit: 1.5},
+	},
+	{
+		// Garbage included, so its peak depends on when the collector
+		// ran: reported for scale (BenchmarkVerifyMemory).
+		Name: "verify peak Go heap in use, {large_transcripts} / {small_transcripts} transcripts", Run: "memory", Bench: "BenchmarkVerifyMemory",
+		Value: metric{"large_peak_heap_inuse_MB", 1, "MB"}, Baseline: metric{"small_peak_heap_inuse_MB", 1, "MB"}, Ratio: "heap_large/small",
 	},
 	{
 		Name: "gossip p50, 10 nodes / local append p50", Run: "gossip", Bench: "BenchmarkPropagation",

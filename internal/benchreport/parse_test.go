@@ -42,9 +42,9 @@ func TestParseRecorded(t *testing.T) {
 			{"BenchmarkProofVerify/merkle", 1, "us/proof", 22},
 			{"BenchmarkProofVerify/full", 1, "sha256_us/proof", 14.57},
 			// ns/op runs into the iteration count's tab: "1\t17233234691".
-			{"BenchmarkVerifyMemory", 1, "ns/op", 17233234691},
-			{"BenchmarkVerifyMemory", 1, "rss_large/small", 1.228},
-			{"BenchmarkVerifyMemory", 1, "large_transcripts", 100000},
+			{"BenchmarkVerifyMemory", 1, "ns/op", 66801780777},
+			{"BenchmarkVerifyMemory", 1, "rss_large/small", 1.062},
+			{"BenchmarkVerifyMemory", 1, "large_transcripts", 1e6},
 		}, nil},
 		{"verify.txt", "github.com/affine-ledger/ledger/verify", 5, []want{
 			{"BenchmarkVerify/pad=4096/reexec=false", 1, "ratio_wall", 0.05751},
