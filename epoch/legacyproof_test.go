@@ -6,7 +6,6 @@ import (
 
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
-	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
@@ -19,14 +18,7 @@ func TestFormat1ForkProofIsNoEquivocation(t *testing.T) {
 	t.Parallel()
 	dir := ledgertest.UnboundStore(t)
 	k := recordtest.Hotkey(t, "//Alice")
-	sign := func(timeMS int64) []byte {
-		_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormatV1, Validator: k.Public(), TimeMS: timeMS,
-			Anchor: recordtest.Anchor(1), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return raw
-	}
+	sign := func(timeMS int64) []byte { return recordtest.BlockV1(t, k, timeMS) }
 	b0 := sign(1)
 	if _, err := ledgertest.LegacyChain(dir, b0); err != nil {
 		t.Fatal(err)

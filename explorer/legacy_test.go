@@ -6,11 +6,11 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/explorer"
-	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
 
 // TestLegacyStore serves a store written before block format 2 (`ledger
@@ -27,14 +27,7 @@ func TestLegacyStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sign := func(timeMS int64) []byte {
-		_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormatV1, Validator: alice.Public(), TimeMS: timeMS,
-			Anchor: explorertest.Anchor(1), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, alice)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return raw
-	}
+	sign := func(timeMS int64) []byte { return recordtest.BlockV1(t, alice, timeMS) }
 	b0, b1 := sign(1), sign(2)
 	if _, err := ledgertest.LegacyChain(dir, b0); err != nil {
 		t.Fatal(err)

@@ -27,14 +27,7 @@ import (
 // format1Blocks signs two format-1 blocks of k at height 0, in CID order.
 func format1Blocks(t *testing.T, k *keys.Hotkey) ([]byte, []byte) {
 	t.Helper()
-	sign := func(timeMS int64) []byte {
-		_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormatV1, Validator: k.Public(), TimeMS: timeMS,
-			Anchor: recordtest.Anchor(1), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return raw
-	}
+	sign := func(timeMS int64) []byte { return recordtest.BlockV1(t, k, timeMS) }
 	a, b := sign(1), sign(2)
 	if bytes.Compare(codec.Sum(a).Bytes(), codec.Sum(b).Bytes()) > 0 {
 		a, b = b, a

@@ -24,14 +24,7 @@ func legacyForkStore(t *testing.T) (string, []byte, []byte) {
 	t.Helper()
 	dir := ledgertest.UnboundStore(t)
 	k := recordtest.Hotkey(t, "//Alice")
-	sign := func(timeMS int64) []byte {
-		_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormatV1, Validator: k.Public(), TimeMS: timeMS,
-			Anchor: recordtest.Anchor(1), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return raw
-	}
+	sign := func(timeMS int64) []byte { return recordtest.BlockV1(t, k, timeMS) }
 	b0, b1 := sign(1), sign(2)
 	if _, err := ledgertest.LegacyChain(dir, b0); err != nil {
 		t.Fatal(err)

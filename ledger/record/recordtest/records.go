@@ -98,3 +98,16 @@ func Hotkey(t testing.TB, uri string) *keys.Hotkey {
 // Network is the network of test blocks: netuid 1 of a chain whose genesis
 // hash is the SHA-256 of "recordtest genesis".
 var Network = record.Network{Genesis: sha256.Sum256([]byte("recordtest genesis")), Netuid: 1}
+
+// BlockV1 signs k's empty block of format 1 (which names no network) at
+// height 0, anchored at Anchor(1); timeMS tells two apart, as a fork
+// proof of format 1 holds.
+func BlockV1(t testing.TB, k *keys.Hotkey, timeMS int64) []byte {
+	t.Helper()
+	_, raw, _, err := record.Sign(record.Header{Format: record.BlockFormatV1, Validator: k.Public(), TimeMS: timeMS,
+		Anchor: Anchor(1), Checkpoint: record.Checkpoint{Root: record.EmptyRoot()}}, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
