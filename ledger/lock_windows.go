@@ -11,6 +11,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"golang.org/x/sys/windows"
+
+	"github.com/affine-ledger/ledger/internal/winlock"
 )
 
 // The store's lock on Windows: LockFileEx on the whole of LOCK, shared for
@@ -20,9 +22,6 @@ import (
 // here too. Windows does not say who holds a lock: refusals name no
 // process (LockedError.PID is 0).
 
-// allBytes locks the whole file, however long it grows.
-const allBytes = ^uint32(0)
-
 // writeLock takes the writer's exclusive lock on the LOCK file at path,
 // creating the file if missing.
 func writeLock(_ vfs.FS, _, path string) (io.Closer, error) {
@@ -30,36 +29,12 @@ func writeLock(_ vfs.FS, _, path string) (io.Closer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lockFile(f, windows.LOCKFILE_EXCLUSIVE_LOCK)
+	return winlock.Lock(f, true)
 }
 
 // lockShared takes a reader's shared lock on f; the returned Closer
 // releases it.
-func lockShared(f *os.File) (io.Closer, error) {
-	return lockFile(f, 0)
-}
-
-// lockFile locks the whole of f (flags: shared or exclusive), failing at
-// once if the lock is held, and closes f if it cannot.
-func lockFile(f *os.File, flags uint32) (io.Closer, error) {
-	err := windows.LockFileEx(windows.Handle(f.Fd()), flags|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, allBytes, allBytes, new(windows.Overlapped))
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return lockedFile{f}, nil
-}
-
-// lockedFile is a locked LOCK file. Close unlocks it first: Windows
-// releases a closed handle's locks only when it gets round to it, and a
-// writer opening the store right after a reader closed it should find it
-// free.
-type lockedFile struct{ f *os.File }
-
-func (l lockedFile) Close() error {
-	windows.UnlockFileEx(windows.Handle(l.f.Fd()), 0, allBytes, allBytes, new(windows.Overlapped))
-	return l.f.Close()
-}
+func lockShared(f *os.File) (io.Closer, error) { return winlock.Lock(f, false) }
 
 // lockKey is the key of path's lock in holders: the volume and file index
 // of the store's directory, so that one store is one key however it is
