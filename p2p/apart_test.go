@@ -232,14 +232,7 @@ func TestSyncV1PeerIsLeftAlone(t *testing.T) {
 func TestPeerOfAnotherChainMetBeforeBindingIsSetApart(t *testing.T) {
 	alice := recordtest.Hotkey(t, "//Alice")
 	a, b := firstBlock(t, alice, anotherChain, 1, 0), firstBlock(t, alice, anotherChain, 2, 0)
-	proof, err := record.NewForkProof(a, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofRaw, _, err := proof.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
+	proofRaw := encodedForkProof(t, a, b)
 	for _, c := range []struct {
 		name, topic string
 		data        []byte

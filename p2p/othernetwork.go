@@ -87,6 +87,11 @@ func (n *Network) ofItsOwnChain(p peer.ID, net record.Network) bool {
 	if ours.IsZero() || net.Genesis == ours.Genesis {
 		return false
 	}
+	if n.bans.apart(p) {
+		// Set apart by a status since (which forgets the peer's, with
+		// its genesis): a response or message of it still in flight.
+		return true
+	}
 	theirs, ok := n.peers.genesis(p)
 	return ok && theirs == net.Genesis
 }

@@ -25,14 +25,7 @@ func TestAnotherNetworksGossipIsRejected(t *testing.T) {
 	k := recordtest.Hotkey(t, "//Alice")
 	other := record.Network{Genesis: sha256.Sum256([]byte("another chain")), Netuid: recordtest.Network.Netuid}
 	a, b := firstBlock(t, k, other, 1, 0), firstBlock(t, k, other, 2, 0)
-	proof, err := record.NewForkProof(a, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofRaw, _, err := proof.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
+	proofRaw := encodedForkProof(t, a, b)
 	msg := bareMessage(t, a)
 	// A block that links a transcript, sent without it: refused before
 	// the node asks the forwarder for it (which it would not serve).

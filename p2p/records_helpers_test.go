@@ -60,3 +60,17 @@ func hostilePeer(t *testing.T, ctx context.Context, n *Network, names ...string)
 	t.Cleanup(func() { h.Close() })
 	return hostileTopics(t, ctx, h, n, names...)
 }
+
+// encodedForkProof is the encoded fork proof of two signed blocks.
+func encodedForkProof(t testing.TB, a, b []byte) []byte {
+	t.Helper()
+	proof, err := record.NewForkProof(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _, err := proof.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
