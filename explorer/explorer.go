@@ -147,6 +147,7 @@ func (srv *server) routes() http.Handler {
 	api("/api/v1/vtrust", srv.vtrust)
 	api("/api/v1/leaderboard", srv.leaderboard)
 	api("/api/v1/forks", srv.forks)
+	api("/api/v1/forks/{cid}", srv.forkProof)
 	api("/api/v1/chain", srv.chainInfo)
 	mux.Handle("GET /api/", apiHandler(func(http.ResponseWriter, *http.Request) error {
 		return errNotFound("no such API endpoint (spec/api.md lists them)")

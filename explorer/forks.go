@@ -2,7 +2,9 @@ package explorer
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
@@ -71,4 +73,37 @@ func (srv *server) forks(w http.ResponseWriter, r *http.Request) error {
 		page.Items = append(page.Items, row)
 	}
 	return writeJSON(w, page)
+}
+
+// forkProof serves one stored fork proof as a download: the record's own
+// DAG-CBOR bytes, which its CID authenticates and ledger verify-proof
+// checks offline (spec/proofs.md, "Fork proof"). Only a CID the store
+// lists as a fork proof is served: another record's is a 404.
+func (srv *server) forkProof(w http.ResponseWriter, r *http.Request) error {
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	c, err := pathCID(r)
+	if err != nil {
+		return err
+	}
+	for p, err := range srv.s.ForkProofs() {
+		var unreadable *ledger.UnreadableForkProofError
+		switch {
+		case errors.As(err, &unreadable) && unreadable.CID.Equals(c):
+			return fmt.Errorf("fork proof %s: stored, but it cannot be read: %w", c, unreadable.Err)
+		case unreadable != nil:
+			continue
+		case err != nil:
+			return err
+		case p.CID.Equals(c):
+			h := w.Header()
+			h.Set("Content-Type", "application/vnd.ipld.dag-cbor")
+			h.Set("Content-Length", strconv.Itoa(len(p.Raw)))
+			h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="fork-proof-%s.cbor"`, c))
+			_, err := w.Write(p.Raw)
+			return err
+		}
+	}
+	return errNotFound(fmt.Sprintf("fork proof %s is not in this store", c))
 }

@@ -36,7 +36,7 @@ proof. Check it with ledger verify-proof.` + outReplacedHelp + exitCodesHelp,
 			if from > to {
 				return usageError{fmt.Sprintf("--from %d is above --to %d", from, to)}
 			}
-			po, err := openProofOut(out)
+			po, err := openProofOut(out, ".proof-*.json")
 			if err != nil {
 				return err
 			}

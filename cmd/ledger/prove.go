@@ -15,26 +15,39 @@ import (
 )
 
 func newProveCmd() *cobra.Command {
-	var dataDir, transcript, out string
+	var dataDir, transcript, fork, out string
 	cmd := &cobra.Command{
 		Use:   "prove",
-		Short: "Write an offline inclusion proof of a transcript",
-		Long: `Writes the proof that a transcript is in its validator's log at the latest checkpoint
-(spec/proofs.md): the transcript's bytes, its leaf index, the Merkle audit path and the
-signed block holding the checkpoint. Anyone can check it with ledger verify-proof, without
-a store.` + outReplacedHelp + exitCodesHelp,
+		Short: "Write an offline proof: a transcript's inclusion, or a fork proof",
+		Long: `With --transcript, writes the proof that a transcript is in its validator's log at the
+latest checkpoint (spec/proofs.md): the transcript's bytes, its leaf index, the Merkle audit
+path and the signed block holding the checkpoint.
+
+With --fork, writes the fork proof of that CID (ledger forks lists them): the record's own
+DAG-CBOR bytes, both blocks one validator signed at one height, which its CID authenticates.
+Standard output must then not be a terminal.
+
+Anyone can check either with ledger verify-proof, without a store.` + outReplacedHelp + exitCodesHelp,
 		Example: `  ledger prove --data ~/.ledger/store --transcript bafyrei... --out proof.json
-  ledger verify-proof proof.json`,
+  ledger verify-proof proof.json
+  ledger prove --data ~/.ledger/store --fork bafyrei... --out fork.cbor
+  ledger verify-proof --genesis <64 hex> --netuid 120 fork.cbor`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dataDir == "" || transcript == "" {
-				return usageError{"--data and --transcript are required"}
+			if err := refuseEmpty(cmd, "transcript", "fork"); err != nil {
+				return err
+			}
+			if dataDir == "" || (transcript == "") == (fork == "") {
+				return usageError{"--data and one of --transcript and --fork are required"}
+			}
+			if fork != "" {
+				return proveFork(cmd, dataDir, fork, out)
 			}
 			c, err := cid.Decode(transcript)
 			if err != nil {
 				return usageError{fmt.Sprintf("--transcript: %v", err)}
 			}
-			po, err := openProofOut(out)
+			po, err := openProofOut(out, ".proof-*.json")
 			if err != nil {
 				return err
 			}
@@ -57,20 +70,65 @@ a store.` + outReplacedHelp + exitCodesHelp,
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&transcript, "transcript", "", "the transcript's CID")
+	f.StringVar(&fork, "fork", "", "the fork proof's CID (ledger forks lists them)")
 	f.StringVar(&out, "out", "", "write the proof to FILE (default or -: standard output)")
 	return cmd
 }
 
+// proveFork writes the stored fork proof fork names, exactly as stored
+// (the store checked its bytes against the CID and verified it).
+func proveFork(cmd *cobra.Command, dataDir, fork, out string) error {
+	c, err := cid.Decode(fork)
+	if err != nil {
+		return usageError{fmt.Sprintf("--fork: %v", err)}
+	}
+	if (out == "" || out == stdio) && isTerminal(cmd.OutOrStdout()) {
+		return usageError{"--fork: the proof is binary (DAG-CBOR) and standard output is a terminal; give --out FILE or redirect it"}
+	}
+	po, err := openProofOut(out, ".proof-*.cbor")
+	if err != nil {
+		return err
+	}
+	defer po.discard()
+	s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	p, err := storedForkProof(s, c)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return usageError{fmt.Sprintf("--fork: no fork proof %s in this store (ledger forks lists them)", c)}
+	}
+	if err != nil {
+		return err
+	}
+	return po.writeRaw(cmd.OutOrStdout(), p.Raw)
+}
+
 func newVerifyProofCmd() *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON  bool
+		genesis string
+		netuid  uint16
+	)
 	cmd := &cobra.Command{
 		Use:   "verify-proof FILE",
-		Short: "Check an inclusion or consistency proof offline",
+		Short: "Check an inclusion, consistency or fork proof offline",
 		Long: `Checks a proof written by ledger prove or ledger consistency (spec/proofs.md), with no
-store and no network: the signed blocks' signatures, the transcript's CID, and the Merkle
-inclusion or consistency proof against the signed checkpoints. "-" reads standard input,
-which must be a pipe or a redirection, not a terminal.` + exitCodesHelp,
-		Example: "  ledger verify-proof proof.json\n  ledger verify-proof --json consistency.json\n  ledger prove --data ~/.ledger/store --transcript bafyrei... | ledger verify-proof -",
+store and no network, and says which kind it is: of an inclusion or consistency proof (JSON),
+the signed blocks' signatures, the transcript's CID, and the Merkle inclusion or consistency
+proof against the signed checkpoints; of a fork proof (the DAG-CBOR record ledger prove --fork
+writes), both blocks' signatures, one validator and height, their order and that they
+differ. A fork proof of format 1, from before blocks named their network, verifies but
+proves no equivocation: the check fails (exit 1) saying so.
+
+--genesis and --netuid assert the network the proof's blocks name, or one alone its chain or
+its subnet: a proof of another network, or of blocks that name none, fails, naming both.
+"-" reads standard input, which must be a pipe or a redirection, not a terminal.` + exitCodesHelp,
+		Example: `  ledger verify-proof proof.json
+  ledger verify-proof --json consistency.json
+  ledger verify-proof --genesis <64 hex> --netuid 120 fork.cbor
+  ledger prove --data ~/.ledger/store --transcript bafyrei... | ledger verify-proof -`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Sprintf("give one proof FILE (- for standard input), not %d arguments; see %s --help", len(args), cmd.CommandPath())}
@@ -78,6 +136,14 @@ which must be a pipe or a redirection, not a terminal.` + exitCodesHelp,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseEmpty(cmd, "genesis"); err != nil {
+				return err
+			}
+			var opts verify.Options
+			if err := networkFlags(cmd, genesis, netuid, &opts); err != nil {
+				return err
+			}
+			claim := proofs.Claim{Genesis: opts.Genesis, Netuid: opts.Netuid}
 			var r io.Reader = cmd.InOrStdin()
 			if args[0] == stdio && isTerminal(r) {
 				// Nobody types a proof: the command would wait, silently.
@@ -96,6 +162,9 @@ which must be a pipe or a redirection, not a terminal.` + exitCodesHelp,
 				return usageError{fmt.Sprintf("%s: %v", args[0], err)}
 			}
 			proved, err := proofs.VerifyProof(p)
+			if err == nil {
+				err = claim.Check(proved)
+			}
 			if asJSON {
 				res := struct {
 					OK     bool          `json:"ok"`
@@ -118,11 +187,23 @@ which must be a pipe or a redirection, not a terminal.` + exitCodesHelp,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.StringVar(&genesis, "genesis", "", "assert the proof's chain: the hash of its genesis block, 64 hex (with --netuid, its whole network)")
+	f.Uint16Var(&netuid, "netuid", 0, "assert the proof's subnet (with --genesis, its whole network)")
 	return cmd
 }
 
 func printProved(w io.Writer, p proofs.Proved) {
+	if p.Type == proofs.ForkType {
+		// Only a proof of format 2 passes, and its blocks name a network.
+		fmt.Fprintf(w, "ok: fork proof %s (format %d)\n    validator %s signed two blocks at height %d:\n    %s\n    %s\n",
+			p.Fork, *p.Format, p.Validator, p.Height, p.Block, p.OtherBlock)
+		if p.Network != nil {
+			fmt.Fprintf(w, "    both of the ledger of %s:\n    it equivocated\n", proofs.DescribeNetwork(*p.Network))
+		}
+		return
+	}
 	defer func() {
 		if p.Network != nil {
 			fmt.Fprintf(w, "    on the ledger of %s\n", p.Network)
@@ -155,11 +236,13 @@ renamed over it once complete and synced, keeping the old file's permissions; a 
 command leaves the old file as it was. A symlink is followed, and a device or a FIFO written
 to.`
 
-func openProofOut(out string) (*proofOut, error) {
+// openProofOut opens --out; pattern names the temporary file
+// (createOut).
+func openProofOut(out, pattern string) (*proofOut, error) {
 	if out == "" || out == stdio {
 		return &proofOut{}, nil
 	}
-	f, err := createOut(out, ".proof-*.json", "the proof's file")
+	f, err := createOut(out, pattern, "the proof's file")
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +255,19 @@ func (o *proofOut) write(stdout io.Writer, p any) error {
 		return writeJSON(stdout, p)
 	}
 	if err := writeJSON(o.file, p); err != nil {
+		return fmt.Errorf("--out %s: %w", o.file.path, err)
+	}
+	return o.file.commit()
+}
+
+// writeRaw writes a proof's bytes (a fork proof record) to the file or
+// to stdout.
+func (o *proofOut) writeRaw(stdout io.Writer, raw []byte) error {
+	if o.file == nil {
+		_, err := stdout.Write(raw)
+		return err
+	}
+	if _, err := o.file.Write(raw); err != nil {
 		return fmt.Errorf("--out %s: %w", o.file.path, err)
 	}
 	return o.file.commit()

@@ -21,7 +21,8 @@ var hasher = rfc6962.DefaultHasher
 
 func leafHash(transcript cid.Cid) []byte { return hasher.HashLeaf(transcript.Bytes()) }
 
-// Proof types (spec/proofs.md): the "type" member of a proof file.
+// Proof types (spec/proofs.md): the "type" member of a proof file (and
+// ForkType, fork.go).
 const (
 	InclusionType   = "affine-ledger/inclusion-proof/v1"
 	ConsistencyType = "affine-ledger/consistency-proof/v1"
@@ -69,9 +70,11 @@ type Proved struct {
 	Type      string         `json:"type"`
 	Validator keys.PublicKey `json:"validator"`
 	// Height, Block and Checkpoint are the (newer) signed block's.
+	// Of a fork proof, Height is both blocks', Block the first's (in CID
+	// order) and Checkpoint absent: the two blocks have one each.
 	Height     uint64            `json:"height"`
 	Block      string            `json:"block"`
-	Checkpoint record.Checkpoint `json:"checkpoint"`
+	Checkpoint record.Checkpoint `json:"checkpoint,omitzero"`
 	// Network is the network the signed block names; nil for a block of
 	// format 1, which names none.
 	Network *record.Network `json:"network,omitempty"`
@@ -85,6 +88,14 @@ type Proved struct {
 	OlderHeight     *uint64            `json:"older_height,omitempty"`
 	OlderBlock      string             `json:"older_block,omitempty"`
 	OlderCheckpoint *record.Checkpoint `json:"older_checkpoint,omitempty"`
+	// Fork, OtherBlock, Format and ProvesEquivocation: fork proofs only.
+	// Fork is the proof's CID, OtherBlock the second block's CID, Format
+	// the proof's format; ProvesEquivocation is false for format 1,
+	// whose blocks name no network (a pointer, so false is printed).
+	Fork               string  `json:"fork,omitempty"`
+	OtherBlock         string  `json:"other_block,omitempty"`
+	Format             *uint64 `json:"format,omitempty"`
+	ProvesEquivocation *bool   `json:"proves_equivocation,omitempty"`
 }
 
 // VerifyProof checks a proof read by ReadProof.
@@ -93,6 +104,8 @@ func VerifyProof(p any) (Proved, error) {
 	case *InclusionProof:
 		return p.Verify()
 	case *ConsistencyProof:
+		return p.Verify()
+	case *ForkProof:
 		return p.Verify()
 	}
 	return Proved{}, fmt.Errorf("%w: %T is not a proof", ErrProofFormat, p)

@@ -21,12 +21,14 @@ import (
 // padding bits) and record.Hash reads upper-case hex, so the reader below
 // walks the object itself and decodes each member by the spec's rule.
 
-// ReadProof reads a proof file of either type strictly and returns
-// *InclusionProof or *ConsistencyProof: one JSON object holding exactly the
-// members its type lists, each once, names matched exactly; no null;
-// numbers are integers; byte strings are canonical base64 with padding;
-// hashes are 64 lower-case hex digits. Every error wraps ErrProofFormat
-// and names the member.
+// ReadProof reads a proof file of any type strictly and returns
+// *InclusionProof, *ConsistencyProof or *ForkProof. A file whose first
+// byte starts a CBOR map is read as a fork proof record (fork.go);
+// anything else as JSON: one object holding exactly the members its type
+// lists, each once, names matched exactly; no null; numbers are integers;
+// byte strings are canonical base64 with padding; hashes are 64
+// lower-case hex digits. Every error wraps ErrProofFormat and names the
+// member.
 func ReadProof(r io.Reader) (any, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxProofFile+1))
 	if err != nil {
@@ -34,6 +36,9 @@ func ReadProof(r io.Reader) (any, error) {
 	}
 	if len(data) > MaxProofFile {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrProofFormat, MaxProofFile)
+	}
+	if isCBORMap(data) {
+		return readFork(data)
 	}
 	m, err := readObject(data)
 	if err != nil {
