@@ -2,9 +2,12 @@ package explorer_test
 
 import (
 	"errors"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger"
@@ -52,11 +55,46 @@ func TestForks(t *testing.T) {
 	if !fr.Valid || fr.Format != record.ForkProofFormat || !fr.ProvesEquivocation || fr.Validator != alice.Public() || fr.Height != 0 || !got[c.String()] || !got[b0.CID.String()] {
 		t.Errorf("fork row %+v: want Alice's blocks %s and %s at height 0", fr, b0.CID, c)
 	}
+	forkProofDownload(t, srv.URL, fr.CID, b0.CID.String())
+
 	var v explorer.ValidatorView
 	getJSONAt(t, srv.URL, "/api/v1/validators/"+alice.Public().String(), &v)
 	var st explorer.StatusView
 	getJSONAt(t, srv.URL, "/api/v1/status", &st)
 	if !v.Head.Equivocating || st.ForkProofs != 1 {
 		t.Errorf("equivocating %v, status fork proofs %d", v.Head.Equivocating, st.ForkProofs)
+	}
+}
+
+// forkProofDownload: /api/v1/forks/{cid} serves the proof's own bytes,
+// which hash to its CID and decode as a verified fork proof; another
+// record's CID (a block's) is a 404 and no CID a 400.
+func forkProofDownload(t *testing.T, base, fork, block string) {
+	t.Helper()
+	r := get(t, base, "/api/v1/forks/"+fork)
+	if r.code != http.StatusOK || r.header.Get("Content-Type") != "application/vnd.ipld.dag-cbor" ||
+		!strings.Contains(r.header.Get("Content-Disposition"), `attachment; filename="fork-proof-`+fork+`.cbor"`) {
+		t.Fatalf("GET fork proof: %d %v %.200q", r.code, r.header, r.body)
+	}
+	if got := codec.Sum(r.body).String(); got != fork {
+		t.Errorf("the download hashes to %s, want %s", got, fork)
+	}
+	p, err := record.DecodeForkProof(r.body)
+	if err != nil || !p.ProvesEquivocation() {
+		t.Errorf("the download: %v", err)
+	}
+	for _, tc := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/api/v1/forks/" + block, http.StatusNotFound, "fork proof " + block + " is not in this store"},
+		{"/api/v1/forks/bafy-nope", http.StatusBadRequest, "is not a CID"},
+		{"/api/v1/forks/" + fork + "?x=1", http.StatusBadRequest, ""},
+	} {
+		r := get(t, base, tc.path)
+		if r.code != tc.code || r.header.Get("Content-Type") != "application/json; charset=utf-8" || !strings.Contains(string(r.body), tc.want) {
+			t.Errorf("GET %s: %d %q %s; want %d saying %q", tc.path, r.code, r.header.Get("Content-Type"), r.body, tc.code, tc.want)
+		}
 	}
 }
