@@ -58,19 +58,12 @@ verify says more.` + exitCodesHelp,
   ledger prove --data ~/.ledger/store --fork bafyrei... --out fork.cbor`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := refuseEmpty(cmd, "validator"); err != nil {
+			only, err := onlyValidator(cmd, validator)
+			if err != nil {
 				return err
 			}
 			if dataDir == "" {
 				return usageError{"--data is required"}
-			}
-			var only *keys.PublicKey
-			if validator != "" {
-				v, err := keys.ParseSS58(validator)
-				if err != nil {
-					return usageError{fmt.Sprintf("--validator: %v", err)}
-				}
-				only = &v
 			}
 			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {

@@ -67,19 +67,12 @@ not recompute, or was run against another ratio than the one in force, fails the
   ledger ratio show --data ~/.ledger/store --validator 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := refuseEmpty(cmd, "validator"); err != nil {
+			only, err := onlyValidator(cmd, who)
+			if err != nil {
 				return err
 			}
 			if dataDir == "" {
 				return usageError{"--data is required"}
-			}
-			var only *keys.PublicKey
-			if who != "" {
-				v, err := keys.ParseSS58(who)
-				if err != nil {
-					return usageError{fmt.Sprintf("--validator: %v", err)}
-				}
-				only = &v
 			}
 			s, err := openRatioStore(dataDir, cmd.ErrOrStderr())
 			if err != nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/affine-ledger/ledger/keys"
 )
 
 // Bad usage names what is wrong and the help that says what is right.
@@ -55,4 +57,21 @@ func refuseEmpty(cmd *cobra.Command, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// onlyValidator reads an optional --validator that narrows a listing to
+// one validator: nil when the flag is left out, a usage error when it is
+// given empty or is not an address.
+func onlyValidator(cmd *cobra.Command, address string) (*keys.PublicKey, error) {
+	if err := refuseEmpty(cmd, "validator"); err != nil {
+		return nil, err
+	}
+	if address == "" {
+		return nil, nil
+	}
+	v, err := keys.ParseSS58(address)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--validator: %v", err)}
+	}
+	return &v, nil
 }
