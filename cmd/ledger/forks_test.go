@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -199,42 +198,20 @@ func TestProveForkVerifyProof(t *testing.T) {
 // verifies but proves none, and the check says so (exit 1).
 func TestVerifyProofForkVectors(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("..", "..", "spec", "vectors", "ledger.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v struct {
-		ForkProofs []struct {
-			V                  uint64 `json:"v"`
-			Hex                string `json:"hex"`
-			CID                string `json:"cid"`
-			ProvesEquivocation bool   `json:"proves_equivocation"`
-		} `json:"fork_proofs"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		t.Fatal(err)
-	}
-	if len(v.ForkProofs) < 2 {
-		t.Fatalf("%d fork proof vectors", len(v.ForkProofs))
-	}
-	for _, vec := range v.ForkProofs {
-		raw, err := hex.DecodeString(vec.Hex)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, vec := range recordtest.ForkProofVectors(t) {
 		file := filepath.Join(t.TempDir(), "fork.cbor")
-		if err := os.WriteFile(file, raw, 0o600); err != nil {
+		if err := os.WriteFile(file, vec.Raw, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		code, out, errs := ledgerRun(t, "verify-proof", file)
 		switch {
 		case vec.ProvesEquivocation:
 			if code != exitOK || !strings.Contains(out, vec.CID) {
-				t.Errorf("format %d vector: exit %d, %q, %q; want 0", vec.V, code, out, errs)
+				t.Errorf("format %d vector: exit %d, %q, %q; want 0", vec.Format, code, out, errs)
 			}
 		default:
 			if code != exitCheckFail || out != "" || !strings.Contains(errs, "format 1") || !strings.Contains(errs, "proves no equivocation") {
-				t.Errorf("format %d vector: exit %d, %q, %q; want 1 saying it proves no equivocation", vec.V, code, out, errs)
+				t.Errorf("format %d vector: exit %d, %q, %q; want 1 saying it proves no equivocation", vec.Format, code, out, errs)
 			}
 			code, out, _ := ledgerRun(t, "verify-proof", "--json", file)
 			var res struct {

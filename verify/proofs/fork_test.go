@@ -2,16 +2,13 @@ package proofs_test
 
 import (
 	"bytes"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify/proofs"
 )
 
@@ -19,32 +16,9 @@ import (
 // format 2 first.
 func forkVectors(tb testing.TB) [][]byte {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "spec", "vectors", "ledger.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var v struct {
-		ForkProofs []struct {
-			V   uint64 `json:"v"`
-			Hex string `json:"hex"`
-		} `json:"fork_proofs"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		tb.Fatal(err)
-	}
 	var out [][]byte
-	for i, p := range v.ForkProofs {
-		raw, err := hex.DecodeString(p.Hex)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if want := uint64(record.ForkProofFormat) - uint64(i); p.V != want {
-			tb.Fatalf("fork proof vector %d is of format %d, want %d", i, p.V, want)
-		}
-		out = append(out, raw)
-	}
-	if len(out) != 2 {
-		tb.Fatalf("%d fork proof vectors, want 2", len(out))
+	for _, v := range recordtest.ForkProofVectors(tb) {
+		out = append(out, v.Raw)
 	}
 	return out
 }

@@ -5,12 +5,16 @@ package recordtest
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/envs"
+	"github.com/affine-ledger/ledger/internal/golden"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
@@ -110,4 +114,49 @@ func BlockV1(t testing.TB, k *keys.Hotkey, timeMS int64) []byte {
 		t.Fatal(err)
 	}
 	return raw
+}
+
+// ForkProofVector is one fork proof of spec/vectors/ledger.json, as a
+// reader of the vectors uses it.
+type ForkProofVector struct {
+	Format             uint64
+	Raw                []byte
+	CID                string
+	ProvesEquivocation bool
+}
+
+// ForkProofVectors reads the fork proofs of spec/vectors/ledger.json,
+// failing tb if the file does not hold one of each format, newest first.
+func ForkProofVectors(tb testing.TB) []ForkProofVector {
+	tb.Helper()
+	data, err := os.ReadFile(golden.VectorPath("ledger.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var v struct {
+		ForkProofs []struct {
+			V                  uint64 `json:"v"`
+			Hex                string `json:"hex"`
+			CID                string `json:"cid"`
+			ProvesEquivocation bool   `json:"proves_equivocation"`
+		} `json:"fork_proofs"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		tb.Fatal(err)
+	}
+	var out []ForkProofVector
+	for i, p := range v.ForkProofs {
+		raw, err := hex.DecodeString(p.Hex)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if want := uint64(record.ForkProofFormat) - uint64(i); p.V != want {
+			tb.Fatalf("fork proof vector %d is of format %d, want %d", i, p.V, want)
+		}
+		out = append(out, ForkProofVector{Format: p.V, Raw: raw, CID: p.CID, ProvesEquivocation: p.ProvesEquivocation})
+	}
+	if len(out) != 2 {
+		tb.Fatalf("%d fork proof vectors, want 2", len(out))
+	}
+	return out
 }
