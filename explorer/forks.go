@@ -87,23 +87,20 @@ func (srv *server) forkProof(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	for p, err := range srv.s.ForkProofs() {
-		var unreadable *ledger.UnreadableForkProofError
-		switch {
-		case errors.As(err, &unreadable) && unreadable.CID.Equals(c):
-			return fmt.Errorf("fork proof %s: stored, but it cannot be read: %w", c, unreadable.Err)
-		case unreadable != nil:
-			continue
-		case err != nil:
-			return err
-		case p.CID.Equals(c):
-			h := w.Header()
-			h.Set("Content-Type", "application/vnd.ipld.dag-cbor")
-			h.Set("Content-Length", strconv.Itoa(len(p.Raw)))
-			h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="fork-proof-%s.cbor"`, c))
-			_, err := w.Write(p.Raw)
-			return err
-		}
+	p, err := srv.s.ForkProof(c)
+	var unreadable *ledger.UnreadableForkProofError
+	switch {
+	case errors.As(err, &unreadable):
+		return fmt.Errorf("fork proof %s: stored, but it cannot be read: %w", c, unreadable.Err)
+	case errors.Is(err, ledger.ErrNotFound):
+		return errNotFound(fmt.Sprintf("fork proof %s is not in this store", c))
+	case err != nil:
+		return err
 	}
-	return errNotFound(fmt.Sprintf("fork proof %s is not in this store", c))
+	h := w.Header()
+	h.Set("Content-Type", "application/vnd.ipld.dag-cbor")
+	h.Set("Content-Length", strconv.Itoa(len(p.Raw)))
+	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="fork-proof-%s.cbor"`, c))
+	_, err = w.Write(p.Raw)
+	return err
 }

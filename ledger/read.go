@@ -429,30 +429,59 @@ func (s *Store) TranscriptsByChallenge(id challenge.ID) iter.Seq2[TranscriptRef,
 // the stream goes on past it: one damaged proof must not hide the others.
 func (s *Store) ForkProofs() iter.Seq2[StoredForkProof, error] {
 	return scanGoingOn(s, []byte{layout.Fork}, func(r reader, k, _ []byte) (StoredForkProof, error) {
-		unreadable := func(c cid.Cid, err error) (StoredForkProof, error) {
-			e := &UnreadableForkProofError{Validator: validatorAt(k, 1), CID: c, Err: err}
-			if len(k) >= 1+32+8 {
-				e.Height = binary.BigEndian.Uint64(k[1+32:])
-			}
-			return StoredForkProof{}, e
-		}
-		if len(k) <= 1+32+8 {
-			return unreadable(cid.Undef, fmt.Errorf("%w: fork key %x", ErrCorrupt, k))
-		}
-		c, err := parseCID(k[1+32+8:])
-		if err != nil {
-			return unreadable(cid.Undef, fmt.Errorf("%w: fork key: %v", ErrCorrupt, err))
-		}
-		raw, err := checkedObject(r, c)
-		if err != nil {
-			return unreadable(c, err)
-		}
-		p, err := record.DecodeForkProof(raw)
-		if err != nil {
-			return unreadable(c, fmt.Errorf("%w: fork proof %s: %w", ErrCorrupt, c, err))
-		}
-		return StoredForkProof{ForkProof: p, CID: c, Raw: raw}, nil
+		return forkProofAt(r, k)
 	})
+}
+
+// ForkProof returns the fork proof the store lists under CID c, read as
+// ForkProofs reads it (an *UnreadableForkProofError if it cannot be), or
+// ErrNotFound. It reads the index's keys and only the one proof they
+// name, not every proof.
+func (s *Store) ForkProof(c cid.Cid) (StoredForkProof, error) {
+	want := c.Bytes()
+	found := scanGoingOn(s, []byte{layout.Fork}, func(r reader, k, _ []byte) (*StoredForkProof, error) {
+		if len(k) != 1+32+8+len(want) || !bytes.Equal(k[1+32+8:], want) {
+			return nil, nil
+		}
+		p, err := forkProofAt(r, k)
+		return &p, err
+	})
+	for p, err := range found {
+		if err != nil {
+			return StoredForkProof{}, err
+		}
+		if p != nil {
+			return *p, nil
+		}
+	}
+	return StoredForkProof{}, fmt.Errorf("fork proof %s: %w", c, ErrNotFound)
+}
+
+// forkProofAt reads the fork proof the index key k names.
+func forkProofAt(r reader, k []byte) (StoredForkProof, error) {
+	unreadable := func(c cid.Cid, err error) (StoredForkProof, error) {
+		e := &UnreadableForkProofError{Validator: validatorAt(k, 1), CID: c, Err: err}
+		if len(k) >= 1+32+8 {
+			e.Height = binary.BigEndian.Uint64(k[1+32:])
+		}
+		return StoredForkProof{}, e
+	}
+	if len(k) <= 1+32+8 {
+		return unreadable(cid.Undef, fmt.Errorf("%w: fork key %x", ErrCorrupt, k))
+	}
+	c, err := parseCID(k[1+32+8:])
+	if err != nil {
+		return unreadable(cid.Undef, fmt.Errorf("%w: fork key: %v", ErrCorrupt, err))
+	}
+	raw, err := checkedObject(r, c)
+	if err != nil {
+		return unreadable(c, err)
+	}
+	p, err := record.DecodeForkProof(raw)
+	if err != nil {
+		return unreadable(c, fmt.Errorf("%w: fork proof %s: %w", ErrCorrupt, c, err))
+	}
+	return StoredForkProof{ForkProof: p, CID: c, Raw: raw}, nil
 }
 
 // UnreadableForkProofError is a stored fork proof that cannot be read,

@@ -146,25 +146,6 @@ func forkRows(s *ledger.Store, only *keys.PublicKey) ([]forkRow, int, error) {
 	return rows, unreadable, nil
 }
 
-// storedForkProof finds the fork proof c among the store's: one it holds
-// under another kind of record, or not at all, is ErrNotFound.
-func storedForkProof(s *ledger.Store, c cid.Cid) (ledger.StoredForkProof, error) {
-	for p, err := range s.ForkProofs() {
-		var bad *ledger.UnreadableForkProofError
-		switch {
-		case errors.As(err, &bad) && bad.CID.Equals(c):
-			return ledger.StoredForkProof{}, fmt.Errorf("fork proof %s: stored, but it cannot be read: %w", c, bad.Err)
-		case bad != nil:
-			continue
-		case err != nil:
-			return ledger.StoredForkProof{}, err
-		case p.CID.Equals(c):
-			return p, nil
-		}
-	}
-	return ledger.StoredForkProof{}, fmt.Errorf("fork proof %s: %w", c, ledger.ErrNotFound)
-}
-
 func cidText(c cid.Cid) string {
 	if !c.Defined() {
 		return ""

@@ -95,11 +95,14 @@ func proveFork(cmd *cobra.Command, dataDir, fork, out string) error {
 		return err
 	}
 	defer s.Close()
-	p, err := storedForkProof(s, c)
-	if errors.Is(err, ledger.ErrNotFound) {
+	p, err := s.ForkProof(c)
+	var unreadable *ledger.UnreadableForkProofError
+	switch {
+	case errors.As(err, &unreadable):
+		return fmt.Errorf("fork proof %s: stored, but it cannot be read: %w", c, unreadable.Err)
+	case errors.Is(err, ledger.ErrNotFound):
 		return usageError{fmt.Sprintf("--fork: no fork proof %s in this store (ledger forks lists them)", c)}
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	return po.writeRaw(cmd.OutOrStdout(), p.Raw)
