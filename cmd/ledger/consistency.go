@@ -36,16 +36,11 @@ proof. Check it with ledger verify-proof.` + outReplacedHelp + exitCodesHelp,
 			if from > to {
 				return usageError{fmt.Sprintf("--from %d is above --to %d", from, to)}
 			}
-			po, err := openProofOut(out, ".proof-*.json")
+			po, s, done, err := openProofJob(cmd, dataDir, out, ".proof-*.json")
 			if err != nil {
 				return err
 			}
-			defer po.discard()
-			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+			defer done()
 			h, err := s.Head(v)
 			if errors.Is(err, ledger.ErrNotFound) {
 				return usageError{fmt.Sprintf("--validator: the store has no chain of validator %s", v)}

@@ -47,16 +47,11 @@ Anyone can check either with ledger verify-proof, without a store.` + outReplace
 			if err != nil {
 				return usageError{fmt.Sprintf("--transcript: %v", err)}
 			}
-			po, err := openProofOut(out, ".proof-*.json")
+			po, s, done, err := openProofJob(cmd, dataDir, out, ".proof-*.json")
 			if err != nil {
 				return err
 			}
-			defer po.discard()
-			s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+			defer done()
 			p, err := verify.ProveInclusion(s, c)
 			if errors.Is(err, ledger.ErrNotFound) {
 				return usageError{fmt.Sprintf("transcript %s: not in this store", c)}
@@ -85,16 +80,11 @@ func proveFork(cmd *cobra.Command, dataDir, fork, out string) error {
 	if (out == "" || out == stdio) && isTerminal(cmd.OutOrStdout()) {
 		return usageError{"--fork: the proof is binary (DAG-CBOR) and standard output is a terminal; give --out FILE or redirect it"}
 	}
-	po, err := openProofOut(out, ".proof-*.cbor")
+	po, s, done, err := openProofJob(cmd, dataDir, out, ".proof-*.cbor")
 	if err != nil {
 		return err
 	}
-	defer po.discard()
-	s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
-	if err != nil {
-		return err
-	}
-	defer s.Close()
+	defer done()
 	p, err := s.ForkProof(c)
 	var unreadable *ledger.UnreadableForkProofError
 	switch {
@@ -238,6 +228,23 @@ An existing --out file is replaced, whole or not at all: the proof is written be
 renamed over it once complete and synced, keeping the old file's permissions; a failed
 command leaves the old file as it was. A symlink is followed, and a device or a FIFO written
 to.`
+
+// openProofJob opens --out (pattern names its temporary file), then the
+// store at dataDir: a bad --out fails before the store is opened. done
+// closes the store and removes the temporary file unless a write
+// committed it.
+func openProofJob(cmd *cobra.Command, dataDir, out, pattern string) (po *proofOut, s *ledger.Store, done func(), err error) {
+	po, err = openProofOut(out, pattern)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err = openExistingStore(dataDir, cmd.ErrOrStderr())
+	if err != nil {
+		po.discard()
+		return nil, nil, nil, err
+	}
+	return po, s, func() { s.Close(); po.discard() }, nil
+}
 
 // openProofOut opens --out; pattern names the temporary file
 // (createOut).
