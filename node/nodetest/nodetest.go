@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,12 +188,33 @@ func (c *Cluster) WaitMesh(ctx context.Context, want int) error {
 		for len(c.Nodes[i].Network().TopicPeers()) < want {
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("node %d has %d topic peers, want %d: %w", i, len(c.Nodes[i].Network().TopicPeers()), want, ctx.Err())
+				return fmt.Errorf("node %d has %d topic peers, want %d (%s): %w", i, len(c.Nodes[i].Network().TopicPeers()), want, c.absentFromTopic(i), ctx.Err())
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
 	}
 	return nil
+}
+
+// absentFromTopic says, for each other running node missing from node i's
+// blocks topic, what node i's network knows of it: a rare failure to form
+// the mesh then says whether the peer was banned, set apart or never
+// connected.
+func (c *Cluster) absentFromTopic(i int) string {
+	net := c.Nodes[i].Network()
+	var out []string
+	for _, j := range c.Running() {
+		id := c.IDs[j]
+		if j == i || slices.Contains(net.TopicPeers(), id) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("node %d: %s, banned %v, apart %v",
+			j, net.Host().Network().Connectedness(id), net.Banned(id), net.Apart(id)))
+	}
+	if len(out) == 0 {
+		return "none absent"
+	}
+	return strings.Join(out, "; ")
 }
 
 // WaitHeads waits until every running node stores v's chain up to height.
