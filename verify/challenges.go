@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -106,6 +109,7 @@ type DiskSet struct {
 	// key is in Pebble. The writing goroutine hands it over through done.
 	db       *pebble.DB
 	dir      string
+	owner    io.Closer // the lock on dir (scratch.go)
 	seed     maphash.Seed
 	filter   filter
 	active   *pending     // keys added since the last rotation
@@ -137,12 +141,14 @@ func NewDiskSet(dir string) (*DiskSet, error) {
 // exercises flushes and false positives.
 func newDiskSet(dir string, pendingMax, filterBlocks int) (*DiskSet, error) {
 	// The directory is made now, so that an unusable dir fails here.
-	tmp, err := os.MkdirTemp(dir, "ledger-verify-*")
+	tmp, owner, err := makeScratch(dir)
 	if err != nil {
 		return nil, fmt.Errorf("challenge set: %w", err)
 	}
+	sweepScratch(dir, tmp, time.Now())
 	return &DiskSet{
 		dir:    tmp,
+		owner:  owner,
 		seed:   maphash.MakeSeed(),
 		filter: newFilter(filterBlocks),
 		active: newPending(pendingMax),
@@ -281,7 +287,7 @@ func (d *DiskSet) rotate() error {
 	go func(db *pebble.DB, p *pending) {
 		var err error
 		if db == nil {
-			db, err = openDiskSetDB(d.dir)
+			db, err = openDiskSetDB(filepath.Join(d.dir, scratchStore))
 		}
 		if err == nil {
 			err = write(db, p)
@@ -352,6 +358,13 @@ func (d *DiskSet) Close() error {
 		if cerr := d.db.Close(); err == nil {
 			err = cerr
 		}
+		d.db = nil
+	}
+	if d.owner != nil { // Pebble's lock panics if released twice
+		if cerr := d.owner.Close(); err == nil {
+			err = cerr
+		}
+		d.owner = nil
 	}
 	if rerr := os.RemoveAll(d.dir); err == nil {
 		err = rerr

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -187,8 +188,13 @@ func TestDiskSetOpensPebbleWhenABufferFills(t *testing.T) {
 	add := func(d *DiskSet, i int) (Location, bool, error) {
 		return d.Add(keys.PublicKey{1}, keys.PublicKey{2}, id(i), Location{Height: uint64(i)})
 	}
-	entries := func(dir string) int {
-		des, err := os.ReadDir(dir)
+	// entries counts the files of d's Pebble store, which is not there
+	// until it is opened.
+	entries := func(d *DiskSet) int {
+		des, err := os.ReadDir(filepath.Join(d.dir, scratchStore))
+		if os.IsNotExist(err) {
+			return 0
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +210,7 @@ func TestDiskSetOpensPebbleWhenABufferFills(t *testing.T) {
 			t.Fatalf("add %d: dup %v err %v", i, dup, err)
 		}
 	}
-	if n := entries(d.dir); n != 0 || d.db != nil {
+	if n := entries(d); n != 0 || d.db != nil {
 		t.Fatalf("%d files in the scratch directory before any buffer filled", n)
 	}
 	// 8 fills the first buffer (written and the store opened in the
@@ -214,7 +220,7 @@ func TestDiskSetOpensPebbleWhenABufferFills(t *testing.T) {
 			t.Fatalf("add %d: dup %v err %v", i, dup, err)
 		}
 	}
-	if d.db == nil || entries(d.dir) == 0 {
+	if d.db == nil || entries(d) == 0 {
 		t.Fatal("no Pebble store after two buffers were written")
 	}
 	for i := range 17 {
@@ -235,10 +241,7 @@ func TestDiskSetOpensPebbleWhenABufferFills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(broken.dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(broken.dir, []byte("not a directory"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(broken.dir, scratchStore), []byte("not a directory"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var addErr error
