@@ -68,9 +68,20 @@ func (s *Store) loadNetwork() error {
 		s.net.Store(&n)
 	}
 	want, have := s.opts.network, s.Network()
+	if !want.IsZero() && !have.IsZero() && want != have {
+		empty, err := s.holdsNoRecord()
+		if err != nil {
+			return err
+		}
+		if !empty || s.opts.readOnly {
+			return fmt.Errorf("%w: the store is of %s, opened for %s%s", ErrWrongNetwork, have, want, wrongNetworkHint(empty))
+		}
+		// Bound by a mistyped genesis or netuid, say, and nothing taken
+		// since: nothing of the old network is there to keep apart.
+		old := have
+		s.rebound, have = &old, record.Network{}
+	}
 	switch {
-	case !want.IsZero() && !have.IsZero() && want != have:
-		return fmt.Errorf("%w: the store is of %s, opened for %s", ErrWrongNetwork, have, want)
 	case !want.IsZero() && have.IsZero():
 		if err := want.Check(); err != nil {
 			return fmt.Errorf("network to open the store for: %w", err)
@@ -96,6 +107,39 @@ func (s *Store) loadNetwork() error {
 		}
 	}
 	return nil
+}
+
+// holdsNoRecord reports whether the store holds nothing but its meta keys
+// (layout.MetaKey, layout.NetworkKey): no block, transcript, fork proof or
+// index of its network.
+func (s *Store) holdsNoRecord() (bool, error) {
+	iter, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{0x01}})
+	if err != nil {
+		return false, err
+	}
+	found := iter.First()
+	if err := iter.Close(); err != nil {
+		return false, err
+	}
+	return !found, nil
+}
+
+// wrongNetworkHint says what to do about a store of another network.
+func wrongNetworkHint(empty bool) string {
+	if empty {
+		return " (it holds no record yet)"
+	}
+	return "; it holds that network's records, so use another store directory for this one"
+}
+
+// ReboundFrom reports the network an empty store was bound to before this
+// Open bound it to the one it was given (WithNetwork): a store holding no
+// record yet takes a corrected network instead of refusing to open.
+func (s *Store) ReboundFrom() (record.Network, bool) {
+	if s.rebound == nil {
+		return record.Network{}, false
+	}
+	return *s.rebound, true
 }
 
 // canBind reports whether the store may become n's: not while it holds

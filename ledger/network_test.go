@@ -32,6 +32,7 @@ func TestStoreKeepsItsNetwork(t *testing.T) {
 	if got := s.Network(); got != recordtest.Network {
 		t.Fatalf("network %s, want %s", got, recordtest.Network)
 	}
+	appendRange(t, appender(t, s, alice(t)), alice(t).Public(), 0, 1)
 	s.Close()
 
 	for name, openAs := range map[string]func(string, ...ledger.Option) (*ledger.Store, error){"Open": ledger.Open, "OpenReadOnly": ledger.OpenReadOnly} {
@@ -45,7 +46,7 @@ func TestStoreKeepsItsNetwork(t *testing.T) {
 			t.Errorf("%s: network %s, want %s", name, got, recordtest.Network)
 		}
 		s.Close()
-		if s, err := openAs(dir, ledger.WithNetwork(otherNetwork)); !errors.Is(err, ledger.ErrWrongNetwork) || !strings.Contains(err.Error(), otherNetwork.String()) {
+		if s, err := openAs(dir, ledger.WithNetwork(otherNetwork)); !errors.Is(err, ledger.ErrWrongNetwork) || !strings.Contains(err.Error(), otherNetwork.String()) || !strings.Contains(err.Error(), "another store directory") {
 			if err == nil {
 				s.Close()
 			}
@@ -57,6 +58,55 @@ func TestStoreKeepsItsNetwork(t *testing.T) {
 			s.Close()
 		}
 		t.Errorf("a network without a genesis hash: %v", err)
+	}
+}
+
+// A store bound to a network and holding nothing yet (a node started with
+// a mistyped genesis, say, and stopped before any block) takes the network
+// it is next opened for, and says so; read-only, it is only described.
+func TestEmptyStoreTakesACorrectedNetwork(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := ledger.Open(dir, ledger.WithNetwork(otherNetwork))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.ReboundFrom(); ok {
+		t.Error("a new store reports being rebound")
+	}
+	s.Close()
+
+	if s, err := ledger.OpenReadOnly(dir, ledger.WithNetwork(recordtest.Network)); !errors.Is(err, ledger.ErrWrongNetwork) || !strings.Contains(err.Error(), "holds no record yet") {
+		if err == nil {
+			s.Close()
+		}
+		t.Fatalf("read-only for another network: %v", err)
+	}
+	s = open(t, dir)
+	if got := s.Network(); got != recordtest.Network {
+		t.Fatalf("reopened for %s: network %s", recordtest.Network, got)
+	}
+	if from, ok := s.ReboundFrom(); !ok || from != otherNetwork {
+		t.Fatalf("ReboundFrom %s %v, want %s", from, ok, otherNetwork)
+	}
+	appendRange(t, appender(t, s, alice(t)), alice(t).Public(), 0, 1)
+	s.Close()
+
+	// Recorded: reopened without a network, it is the new one's, and it
+	// holds a record now, so it keeps it.
+	s, err = ledger.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Network(); got != recordtest.Network {
+		t.Errorf("reopened: network %s, want %s", got, recordtest.Network)
+	}
+	s.Close()
+	if s, err := ledger.Open(dir, ledger.WithNetwork(otherNetwork)); !errors.Is(err, ledger.ErrWrongNetwork) {
+		if err == nil {
+			s.Close()
+		}
+		t.Fatalf("a store with a record, for another network: %v", err)
 	}
 }
 

@@ -47,9 +47,12 @@ type Store struct {
 	writeMu sync.Mutex
 	chains  map[keys.PublicKey]*chain
 	// net is the store's network (network.go), nil while it has none.
-	// Set once, under writeMu; read without it (every gossiped record is
-	// checked against it).
+	// Set by open, or once under writeMu; read without it (every
+	// gossiped record is checked against it).
 	net atomic.Pointer[record.Network]
+	// rebound is the network an empty store was bound to before open
+	// bound it to another (ReboundFrom).
+	rebound *record.Network
 	// local maps validators to the appender writing their chain here.
 	local map[keys.PublicKey]*Appender
 	// broken is set when a write failed: Pebble may then hold state we

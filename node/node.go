@@ -161,6 +161,9 @@ func Start(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if from, ok := store.ReboundFrom(); ok {
+		cfg.Logger.Warn("node: the store held no record of the network it was bound to; it is now bound to this node's", "was", from.String(), "now", store.Network().String())
+	}
 	if net := store.Network(); !net.IsZero() && net.Netuid != cfg.NetUID {
 		store.Close()
 		return nil, fmt.Errorf("node: the store in %s is of %s, not of netuid %d", cfg.DataDir, net, cfg.NetUID)
