@@ -1,16 +1,15 @@
 package ledger_test
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/affine-ledger/ledger/internal/childtest"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 )
@@ -176,37 +175,16 @@ func isLockedBy(err error, pid int, writing bool) bool {
 // if the child could not open the store (then want must be false).
 func lockChild(t *testing.T, dir, mode string, want bool, wrap ...string) (pid int, stop func()) {
 	t.Helper()
-	args := append(wrap, os.Args[0], "-test.run=^TestLockChild$", "-test.count=1")
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), lockChildEnv+"="+mode+":"+dir)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	stop = func() {
-		in.Close()
-		cmd.Wait()
-	}
+	c := childtest.Start(t, "TestLockChild", []string{lockChildEnv + "=" + mode + ":" + dir}, wrap...)
 	switch {
-	case err != nil:
-		stop()
-		t.Fatalf("lock child: %v", err)
-	case line == "open\n" && want:
-		return cmd.Process.Pid, stop
-	case line != "open\n" && !want:
-		stop()
+	case c.First == "open" && want:
+		return c.Pid(), c.Stop
+	case c.First != "open" && !want:
+		c.Stop()
 		return 0, func() {}
 	}
-	stop()
-	t.Fatalf("lock child (%s) said %q", mode, line)
+	c.Stop()
+	t.Fatalf("lock child (%s) said %q", mode, c.First)
 	return 0, nil
 }
 
@@ -232,8 +210,7 @@ func TestLockChild(t *testing.T) {
 			os.Stdout.WriteString("a reader got in through the bind mount\n")
 			return
 		}
-		os.Stdout.WriteString("open\n")
-		io.Copy(io.Discard, os.Stdin)
+		childtest.Hold("open")
 		return
 	}
 	open := ledger.OpenReadOnly
@@ -245,7 +222,6 @@ func TestLockChild(t *testing.T) {
 		os.Stdout.WriteString("refused: " + err.Error() + "\n")
 		return
 	}
-	os.Stdout.WriteString("open\n")
-	io.Copy(io.Discard, os.Stdin)
+	childtest.Hold("open")
 	s.Close()
 }

@@ -1,15 +1,12 @@
 package verify_test
 
 import (
-	"bufio"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/affine-ledger/ledger/internal/childtest"
 	"github.com/affine-ledger/ledger/verify"
 )
 
@@ -20,9 +17,9 @@ import (
 // release, which took no lock.
 func TestLeftScratchIsSweptOnlyOnceItsProcessIsGone(t *testing.T) {
 	parent := t.TempDir()
-	killed, _ := scratchChild(t, parent)
-	killed.kill(t)
-	alive, stdin := scratchChild(t, parent)
+	killed, killedDir := scratchChild(t, parent)
+	killed.Kill()
+	alive, aliveDir := scratchChild(t, parent)
 	own, err := verify.NewDiskSet(parent)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +36,7 @@ func TestLeftScratchIsSweptOnlyOnceItsProcessIsGone(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(young, "OWNER"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{killed.dir, alive.dir, own.Dir(), earlier} {
+	for _, d := range []string{killedDir, aliveDir, own.Dir(), earlier} {
 		age(t, d)
 	}
 
@@ -48,26 +45,25 @@ func TestLeftScratchIsSweptOnlyOnceItsProcessIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer next.Close()
-	if exists(t, killed.dir) {
-		t.Errorf("the killed process's %s was not swept", killed.dir)
+	if exists(t, killedDir) {
+		t.Errorf("the killed process's %s was not swept", killedDir)
 	}
-	for what, d := range map[string]string{"another live process's": alive.dir, "this process's live": own.Dir(), "a young": young, "an earlier release's": earlier} {
+	for what, d := range map[string]string{"another live process's": aliveDir, "this process's live": own.Dir(), "a young": young, "an earlier release's": earlier} {
 		if !exists(t, d) {
 			t.Errorf("%s set's directory %s was swept", what, d)
 		}
 	}
 
 	// Once the other process is gone, its directory goes too.
-	stdin.Close()
-	alive.kill(t)
-	age(t, alive.dir)
+	alive.Kill()
+	age(t, aliveDir)
 	last, err := verify.NewDiskSet(parent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer last.Close()
-	if exists(t, alive.dir) {
-		t.Errorf("%s was not swept once its process was gone", alive.dir)
+	if exists(t, aliveDir) {
+		t.Errorf("%s was not swept once its process was gone", aliveDir)
 	}
 	if !exists(t, own.Dir()) || !exists(t, next.Dir()) {
 		t.Error("a live set's directory was swept")
@@ -86,51 +82,18 @@ func TestScratchChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Stdout.WriteString(set.Dir() + "\n")
-	io.Copy(io.Discard, os.Stdin)
+	childtest.Hold(set.Dir())
 }
 
-type child struct {
-	cmd *exec.Cmd
-	dir string
-}
-
-// scratchChild starts a process holding a set under parent.
-func scratchChild(t *testing.T, parent string) (*child, io.WriteCloser) {
+// scratchChild starts a process holding a set under parent, and returns
+// it and the set's directory.
+func scratchChild(t *testing.T, parent string) (*childtest.Child, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestScratchChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "LEDGER_SCRATCH_CHILD="+parent)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	c := childtest.Start(t, "TestScratchChild", []string{"LEDGER_SCRATCH_CHILD=" + parent})
+	if filepath.Dir(c.First) != parent {
+		t.Fatalf("child's set is at %q, not under %s", c.First, parent)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &child{cmd: cmd}
-	t.Cleanup(func() { c.kill(t) })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("child: %v", err)
-	}
-	c.dir = strings.TrimSpace(line)
-	if filepath.Dir(c.dir) != parent {
-		t.Fatalf("child's set is at %q, not under %s", c.dir, parent)
-	}
-	return c, stdin
-}
-
-// kill kills the child outright, as the OOM killer would, and waits for it.
-func (c *child) kill(t *testing.T) {
-	if c.cmd.ProcessState != nil {
-		return
-	}
-	c.cmd.Process.Kill()
-	c.cmd.Wait()
+	return c, c.First
 }
 
 // age makes dir look made two minutes ago, past the sweep's grace.
