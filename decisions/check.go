@@ -1,4 +1,9 @@
-package validator
+// Package decisions holds the network's rule for the decision records a
+// block links (spec/validator.md, "Decision records"): the one check that
+// stores apply to every block they take, appended or a peer's, and that
+// the audit applies to every block it reads, so that no chain a node
+// refuses passes `ledger verify` and no chain the audit passes is refused.
+package decisions
 
 import (
 	"fmt"
@@ -8,19 +13,15 @@ import (
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
-// CheckDecision is the decision check a ledger store holding validators'
-// chains should be opened with (ledger.WithDecisionCheck): a decision
-// record whose type is "duel" must be a duel result that duel.Decode
-// accepts (canonical, and every derived field equal to its
-// recomputation); one whose type is "reexec" must be an outcome record
-// vtrust.DecodeOutcome accepts; records of other types, and of these two
-// types with a version above the one this code knows (future formats),
-// must pass record.CheckDecision only. So a peer's block carrying a duel
-// result that does not recompute is refused on Put, and a block carrying
-// a record of a newer format is not: refusing it would split nodes of
-// different releases over which blocks a chain holds, where auditors
-// (spec/verify.md, D2) take such a record as opaque.
-func CheckDecision(data []byte) error {
+// Check checks one decision record. A record whose type is "duel" must be
+// a duel result that duel.Decode accepts (canonical, and every derived
+// field equal to its recomputation); one whose type is "reexec" an outcome
+// record that vtrust.DecodeOutcome accepts; a record of one of these types
+// without a version counts as version 1's. Records of other types, and of
+// these types with a version above the one this code knows (a later
+// release's formats), must pass record.CheckDecision only: refusing them
+// would split nodes of different releases over which blocks a chain holds.
+func Check(data []byte) error {
 	typ, version, err := record.DecisionType(data)
 	if err != nil {
 		return err

@@ -17,7 +17,6 @@ import (
 	"github.com/affine-ledger/ledger/epoch"
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/p2p"
@@ -220,7 +219,6 @@ func (d *network) startNodes() error {
 		cfg := node.Config{
 			DataDir: dir, Key: k, NetUID: params.Netuid, Genesis: record.Hash(genesis), Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
 			Peers: append([]peer.AddrInfo(nil), peers...), Validators: pubs, Logger: log,
-			Store:    []ledger.Option{ledger.WithDecisionCheck(validator.CheckDecision)},
 			Network:  p2p.Config{Heartbeat: 200 * time.Millisecond, ReconnectInterval: 500 * time.Millisecond, StatusInterval: 2 * time.Second},
 			Services: []node.Service{stoppable{vs, d.quiesce}, stoppable{drv, d.quiesce}},
 		}

@@ -62,7 +62,7 @@ func TestExplorerOnDevnet(t *testing.T) {
 	}
 	strong, faulty := roleMiner(t, sum, devnet.RoleStrong), roleMiner(t, sum, devnet.RoleFaulty)
 
-	s, err := ledger.Open(node.StoreDir(devnet.ValidatorDir(dir, 0)), ledger.WithDecisionCheck(validator.CheckDecision))
+	s, err := ledger.Open(node.StoreDir(devnet.ValidatorDir(dir, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}

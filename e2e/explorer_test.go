@@ -12,7 +12,6 @@ import (
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
-	"github.com/affine-ledger/ledger/validator"
 )
 
 // TestExplorerInBrowser walks the explorer over the explorertest fixture:
@@ -25,7 +24,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 	artifacts := artifactDir(t, "")
 
-	s, err := ledger.Open(t.TempDir(), ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

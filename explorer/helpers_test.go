@@ -14,7 +14,6 @@ import (
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
-	"github.com/affine-ledger/ledger/validator"
 )
 
 // env is one store filled by explorertest.Fill and an explorer over it on
@@ -34,7 +33,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	code := func() int {
-		s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
+		s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 		if err != nil {
 			panic(err)
 		}

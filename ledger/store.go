@@ -14,6 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/affine-ledger/ledger/decisions"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -92,19 +93,22 @@ type chain struct {
 }
 
 type options struct {
+	pebble   *pebble.Options
+	now      func() time.Time
+	readOnly bool
+	onClose  func()
+	network  record.Network
+	// decisionCheck is decisions.Check but in tests (WithDecisionCheck).
 	decisionCheck func([]byte) error
-	pebble        *pebble.Options
-	now           func() time.Time
-	readOnly      bool
-	onClose       func()
-	network       record.Network
 }
 
 // Option configures Open.
 type Option func(*options)
 
-// WithDecisionCheck replaces CheckDecision as the check every decision
-// record must pass before it is stored.
+// WithDecisionCheck replaces the network's rule (package decisions) as the
+// check every decision record must pass before it is stored: for tests
+// of readers that must cope with a store an earlier release wrote, whose
+// `ledger import` took any canonical record (record.CheckDecision).
 func WithDecisionCheck(check func([]byte) error) Option {
 	return func(o *options) { o.decisionCheck = check }
 }
@@ -144,7 +148,7 @@ func OpenReadOnly(dir string, opts ...Option) (*Store, error) {
 }
 
 func open(dir string, readOnly bool, opts []Option) (*Store, error) {
-	o := options{decisionCheck: record.CheckDecision, now: time.Now, readOnly: readOnly}
+	o := options{decisionCheck: decisions.Check, now: time.Now, readOnly: readOnly}
 	for _, f := range opts {
 		f(&o)
 	}

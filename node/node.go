@@ -93,9 +93,8 @@ type Config struct {
 	// Identity, Listen, Peers, Validators, Key, MDNS, Logger and Metrics
 	// are set from the fields above.
 	Network p2p.Config
-	// Appender options; Store options (a validator's node passes
-	// ledger.WithDecisionCheck(validator.CheckDecision)); Pebble options
-	// for the store (tests).
+	// Appender options; Store options; Pebble options for the store
+	// (tests).
 	Appender []ledger.AppenderOption
 	Store    []ledger.Option
 	Pebble   *pebble.Options

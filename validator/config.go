@@ -39,8 +39,8 @@ const (
 type Config struct {
 	// Chain gives the anchor of each duel and the miners' commitments.
 	Chain chain.Chain
-	// Store is the ledger. Open it with ledger.WithDecisionCheck(CheckDecision)
-	// so that every duel result is checked again when it is stored.
+	// Store is the ledger; it checks every duel result again when it
+	// stores it (package decisions).
 	Store *ledger.Store
 	// Key is the validator's hotkey: it signs the blocks and seeds the
 	// challenges.

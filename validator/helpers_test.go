@@ -151,7 +151,7 @@ func (n *testNet) autoAdvance(t testing.TB, d time.Duration) {
 
 func openStore(t testing.TB, dir string) *ledger.Store {
 	t.Helper()
-	s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,7 @@ import (
 // through the node's appender, so that one hotkey has one appender, has
 // the node gossip each block as soon as it is durable, and counts into
 // the node's metrics. Config's Store,
-// Key and Appender are taken from the node; the node must hold a key and
-// should open its store with ledger.WithDecisionCheck(CheckDecision).
+// Key and Appender are taken from the node; the node must hold a key.
 type Service struct {
 	Config Config
 	// Started, if set, is called with the validator once it has recovered

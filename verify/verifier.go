@@ -9,6 +9,7 @@ import (
 	"github.com/transparency-dev/merkle/compact"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/decisions"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -384,6 +385,9 @@ func (vf *Verifier) objects(b *record.Block, c cid.Cid, src source, signed func(
 			}
 			if linked += len(raw); linked > record.MaxBlockObjectBytes {
 				return errObjectBytes
+			}
+			if err := decisions.Check(raw); err != nil {
+				return err
 			}
 			typ, version, err := record.DecisionType(raw)
 			if err != nil {

@@ -20,7 +20,6 @@ import (
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/p2p"
@@ -210,7 +209,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 				return err
 			}
 			cfg := node.Config{DataDir: dataDir, NetUID: netuid, MDNS: mdns, StatusAddr: statusAddr,
-				Logger: loggerOf(cmd), Store: []ledger.Option{ledger.WithDecisionCheck(validator.CheckDecision)}}
+				Logger: loggerOf(cmd)}
 			if keyFile != "" {
 				k, err := keys.ReadKeyFile(keyFile)
 				if err != nil {

@@ -103,7 +103,7 @@ not recompute, or was run against another ratio than the one in force, fails the
 // openRatioStore opens, read-only, the store --data names (a store or a
 // node's data directory, as for every other command).
 func openRatioStore(dataDir string, w io.Writer) (*ledger.Store, error) {
-	return openExistingStore(dataDir, w, ledger.WithDecisionCheck(validator.CheckDecision))
+	return openExistingStore(dataDir, w)
 }
 
 func ratioReports(s *ledger.Store, only *keys.PublicKey, p duel.FrontierParams) ([]ratioReport, error) {

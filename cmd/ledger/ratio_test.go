@@ -14,7 +14,6 @@ import (
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
-	"github.com/affine-ledger/ledger/validator"
 )
 
 // ratioResult makes a duel result between two miners at block start: the
@@ -61,7 +60,7 @@ func ratioResult(t *testing.T, champion, contender byte, start uint64, ratio uin
 func ratioStore(t *testing.T, results ...[]byte) (dir string, v keys.PublicKey) {
 	t.Helper()
 	dir = t.TempDir()
-	s, err := ledger.Open(dir, ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

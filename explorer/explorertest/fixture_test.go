@@ -7,7 +7,6 @@ import (
 	"github.com/affine-ledger/ledger/explorer/explorertest"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
-	"github.com/affine-ledger/ledger/validator"
 	"github.com/affine-ledger/ledger/vtrust"
 )
 
@@ -15,7 +14,7 @@ import (
 // store that checks duel results, duels decided with their transcripts in
 // the log, outcomes that decode, a multi-turn transcript, the hostile one.
 func TestFill(t *testing.T) {
-	s, err := ledger.Open(t.TempDir(), ledger.WithDecisionCheck(validator.CheckDecision), ledger.WithNetwork(recordtest.Network))
+	s, err := ledger.Open(t.TempDir(), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}

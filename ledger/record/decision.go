@@ -10,8 +10,8 @@ import (
 // MaxDecisionBytes that keeps to the ledger's subset (spec/encoding.md):
 // text map keys, no floats, no tag but 42 around a link. The subset is
 // codec's check of every generically decoded value. Decision records are
-// otherwise opaque to this package until their format is specified (with
-// duels); a store can be given a stricter check with WithDecisionCheck.
+// otherwise opaque to this package; the network's rule for the types it
+// defines is package decisions', which stores and the audit apply.
 func CheckDecision(data []byte) error {
 	_, _, err := DecisionType(data)
 	return err
