@@ -15,9 +15,11 @@ type Network struct {
 	Netuid  uint16 `cbor:"netuid" json:"netuid"`
 }
 
-// String names the subnet and the first bytes of the chain's genesis hash.
+// String names the subnet and the chain's whole genesis hash: two chains'
+// hashes may share any prefix, and a message that names two networks must
+// never print them alike.
 func (n Network) String() string {
-	return fmt.Sprintf("netuid %d of chain %s", n.Netuid, n.Genesis.String()[:16])
+	return fmt.Sprintf("netuid %d of chain %s", n.Netuid, n.Genesis)
 }
 
 // IsZero reports whether n is unset.

@@ -161,3 +161,17 @@ func TestForkProofNeedsOneNetwork(t *testing.T) {
 		t.Fatalf("format 1 blocks decoded as a fork proof of format 2: %v", err)
 	}
 }
+
+// Two chains whose genesis hashes differ only in their last byte are
+// named apart: a message naming both must not print them alike.
+func TestNetworkStringNamesTheWholeGenesis(t *testing.T) {
+	a := record.Network{Netuid: 1, Genesis: record.Hash{0x14, 0xc8}}
+	b := a
+	b.Genesis[31] = 0x01
+	if a.String() == b.String() {
+		t.Fatalf("two networks print alike: %s", a)
+	}
+	if want := "netuid 1 of chain " + b.Genesis.String(); b.String() != want {
+		t.Fatalf("String() = %q, want %q", b.String(), want)
+	}
+}
