@@ -7,6 +7,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/internal/golden"
+	"github.com/ipfs/go-cid"
 )
 
 // sample exercises every CBOR shape records use: keys of several lengths (to show the
@@ -75,14 +76,20 @@ var rejects = []rejectCase{
 
 func TestEncodingVectors(t *testing.T) {
 	cases := buildEncoding(t)
+	leaf, err := cid.Decode(cases[0].CID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	data := golden.CheckJSON(t, "encoding.json", map[string]any{
-		"note":    "spec/encoding.md. hex is the canonical DAG-CBOR; cid its CIDv1. value describes it in plain JSON (bytes as base64, the 64-bit integer as a string, links as CID strings).",
-		"records": cases,
-		"reject":  rejects,
+		"note":           "spec/encoding.md. hex is the canonical DAG-CBOR; cid its CIDv1. value describes it in plain JSON (bytes as base64, the 64-bit integer as a string, links as CID strings).",
+		"records":        cases,
+		"reject":         rejects,
+		"reject_by_rule": buildRuleRejects(leaf.Bytes()),
 	})
 	var back struct {
-		Records []encodingCase `json:"records"`
-		Reject  []rejectCase   `json:"reject"`
+		Records      []encodingCase `json:"records"`
+		Reject       []rejectCase   `json:"reject"`
+		RejectByRule []ruleReject   `json:"reject_by_rule"`
 	}
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
@@ -105,4 +112,10 @@ func TestEncodingVectors(t *testing.T) {
 			t.Errorf("%s: % x accepted", r.Name, raw)
 		}
 	}
+	// The file holds what buildRuleRejects returns (CheckJSON), and the
+	// generated cases carry the error each must be refused with.
+	if len(back.RejectByRule) == 0 {
+		t.Fatal("encoding.json has no reject_by_rule cases")
+	}
+	checkRuleRejects(t, buildRuleRejects(leaf.Bytes()), leaf.Bytes())
 }
