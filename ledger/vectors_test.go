@@ -46,6 +46,8 @@ type ledgerVectors struct {
 	// and another block at height 0, format 1 (which proves no
 	// equivocation) of blocks_v1[0] and another.
 	ForkProofs []vectorForkProof `json:"fork_proofs"`
+	// Reject are records that break one rule each (vectors_reject_test.go).
+	Reject []vectorReject `json:"reject"`
 }
 
 type vectorForkProof struct {
@@ -202,6 +204,7 @@ func TestVectors(t *testing.T) {
 	}
 	var blocksRaw, blocksRawV1 [][]byte
 	out.Blocks, blocksRaw = vectorChain(t, k, headers, stored.Blocks, update)
+	headersV2 := append([]record.Header(nil), headers...)
 	other := headers[0]
 	other.TimeMS += 1000
 	out.ForkProofs = append(out.ForkProofs, vectorFork(t, k, record.ForkProofFormat, blocksRaw[0], other, stored.ForkProofs, update))
@@ -245,7 +248,10 @@ func TestVectors(t *testing.T) {
 	}
 	out.Consistency = append(out.Consistency, vectorConsist{Size1: 2, Size2: 3, Proof: hexes(p)})
 
+	out.Reject = buildRejects(t, k, stored.Reject, update, &out, headersV2)
+
 	golden.CheckJSON(t, "ledger.json", out)
+	checkRejects(t, out.Reject, &out)
 
 	// File to code: every transcript's bytes, of both formats, decode
 	// and re-encode to themselves.

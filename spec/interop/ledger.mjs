@@ -190,6 +190,99 @@ for (const fp of ledger.fork_proofs) {
   check(await failsWith(enc({ a: x, b: y }), 'signature'), `${what} with an altered signature fails`)
 }
 
+// ledger.json "reject": records that break one rule each. The checks below are written from
+// spec/ledger.md and name the rule they find broken, which must be the one the vector names.
+const utf8Len = (s) => Buffer.byteLength(s, 'utf8')
+const isZero = (b) => b.every((x) => x === 0)
+const canonical = (bytes) => {
+  const value = dagCbor.decode(bytes)
+  if (hex(dagCbor.encode(value)) !== hex(bytes)) throw new Error('not canonical')
+  return value
+}
+function transcriptRule (bytes) {
+  const t = canonical(bytes)
+  if (t.v !== 1 && t.v !== 2) return 'format'
+  const own = t.v === 2 ? keysV2 : keysV1
+  if (!sameKeys(t, own)) return sameKeys(t, t.v === 2 ? keysV1 : keysV2) ? 'layout' : 'keys'
+  const u = (x, bits) => Number.isInteger(x) && x >= 0 && x < 2 ** bits
+  if (!u(t.env_version, 16) || !u(t.http_status, 16) || !u(t.miner.uid, 16) || !u(t.attempts, 32)) return 'range'
+  const id = t.challenge, n = id[0]
+  if (new TextDecoder().decode(id.slice(1, 1 + n)) !== t.env || ((id[1 + n] << 8) | id[2 + n]) !== t.env_version) return 'env'
+  if (isZero(t.validator)) return 'validator zero'
+  if (t.v === 2 && !seedDerives(t)) return 'seed'
+  if (isZero(t.miner.hotkey)) return 'miner hotkey zero'
+  if (isZero(t.invocation)) return 'invocation zero'
+  if ([t.reason, t.error, t.miner.model, t.miner.revision, t.miner.endpoint].some((x) => utf8Len(x) > 4096)) return 'text length'
+  if (t.miner.model_hash.length > 64) return 'model hash length'
+  if (t.conversation.length > 256) return 'messages'
+  if (t.conversation.some((m) => !/^[a-z_]{1,16}$/.test(m.role))) return 'role'
+  if (t.turn_rewards.length > 256) return 'turn rewards'
+  if (t.started_ms < 0 || t.finished_ms < t.started_ms) return 'times'
+  return null
+}
+const address = (l) => l instanceof CID && l.version === 1 && l.code === dagCbor.code && l.multihash.code === 0x12 && l.multihash.size === 32
+function blockRule (bytes) {
+  const b = canonical(bytes)
+  if (b.v !== 1 && b.v !== 2) return { rule: 'format' }
+  const v2Keys = [...blockKeysV1, 'net']
+  if (!sameKeys(b, b.v === 2 ? v2Keys : blockKeysV1)) return { rule: sameKeys(b, b.v === 2 ? blockKeysV1 : v2Keys) ? 'layout' : 'keys' }
+  if (isZero(b.validator)) return { rule: 'validator zero' }
+  if (b.v === 2 && isZero(b.net.genesis)) return { rule: 'genesis zero' }
+  if ((b.height === 0) !== (b.prev === null)) return { rule: 'prev' }
+  if (b.time_ms < 0) return { rule: 'time' }
+  const links = [...b.transcripts, ...b.decisions]
+  if (!links.every(address) || (b.prev !== null && !address(b.prev))) return { rule: 'link address' }
+  if (new Set(links.map(String)).size !== links.length) return { rule: 'links twice' }
+  if (b.checkpoint.size < b.transcripts.length || (b.height === 0 && b.checkpoint.size !== b.transcripts.length)) return { rule: 'checkpoint size' }
+  const { sig, ...header } = b
+  const msg = new Uint8Array([...new TextEncoder().encode(`affine-ledger/block/v${b.v}`), 0, ...dagCbor.encode(header)])
+  if (!sr25519.verify(msg, sig, b.validator)) return { rule: 'signature' }
+  return { rule: null, block: b }
+}
+// The next block after blocks[0] (validity of a chain, rules 4, 5 and 9).
+function nextBlockRule (bytes) {
+  const { rule, block: b } = blockRule(bytes)
+  if (rule) return rule
+  const parent = dagCbor.decode(unhex(ledger.blocks[0].hex))
+  if (b.height !== 1 || String(b.prev) !== ledger.blocks[0].cid || b.time_ms < parent.time_ms || b.anchor.number < parent.anchor.number) return 'parent'
+  const log = [...leaves.slice(0, parent.checkpoint.size), ...b.transcripts.map((l) => leafHash(l.bytes))]
+  if (b.checkpoint.size !== log.length || hex(root(log)) !== hex(b.checkpoint.root)) return 'checkpoint'
+  return null
+}
+async function forkProofRule (bytes) {
+  try { await checkForkProof(bytes) } catch (e) {
+    const m = e.message
+    if (/^format \d+$/.test(m)) return 'format'
+    if (m.includes('CID order')) return 'CID order'
+    if (m.includes('of format')) return 'block format'
+    if (m.includes("another validator's or height's")) return 'validator or height'
+    if (m.includes('two networks')) return 'two networks'
+    if (m.includes('signature')) return 'signature'
+    return m
+  }
+  return null
+}
+check(ledger.reject.length > 0, 'ledger.json has reject cases')
+for (const r of ledger.reject) {
+  const bytes = unhex(r.hex)
+  let got
+  try {
+    switch (r.kind) {
+      case 'transcript': got = transcriptRule(bytes); break
+      case 'block': got = blockRule(bytes).rule; break
+      case 'block after blocks[0]': got = nextBlockRule(bytes); break
+      case 'fork proof': got = await forkProofRule(bytes); break
+      default: got = `unknown kind ${r.kind}`
+    }
+  } catch (e) { got = `error: ${e.message}` }
+  check(got === r.rule, `reject ${r.kind} "${r.name}": the rule found here is ${got === null ? 'none (valid)' : `"${got}"`}, the vector's "${r.rule}"`)
+}
+// The checks pass the valid vectors, or refusing the rejects would prove nothing.
+for (const t of ledger.transcripts) check(transcriptRule(unhex(t.hex)) === null, 'valid transcript passes the reject checks')
+for (const t of ledger.transcripts_v1) check(transcriptRule(unhex(t.hex)) === null, 'valid format-1 transcript passes the reject checks')
+for (const b of [...ledger.blocks, ...ledger.blocks_v1]) check(blockRule(unhex(b.hex)).rule === null, 'valid block passes the reject checks')
+check(nextBlockRule(unhex(ledger.blocks[1].hex)) === null, 'blocks[1] passes as the block after blocks[0]')
+
 const sigs = load('signatures.json')
 for (const k of sigs.keys) {
   if (!k.secret_seed) continue
