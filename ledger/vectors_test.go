@@ -48,6 +48,8 @@ type ledgerVectors struct {
 	ForkProofs []vectorForkProof `json:"fork_proofs"`
 	// Reject are records that break one rule each (vectors_reject_test.go).
 	Reject []vectorReject `json:"reject"`
+	// ReasonCuts are reasons past the limit as a transcript records them.
+	ReasonCuts []vectorReasonCut `json:"reason_cuts"`
 }
 
 type vectorForkProof struct {
@@ -249,9 +251,11 @@ func TestVectors(t *testing.T) {
 	out.Consistency = append(out.Consistency, vectorConsist{Size1: 2, Size2: 3, Proof: hexes(p)})
 
 	out.Reject = buildRejects(t, k, stored.Reject, update, &out, headersV2)
+	out.ReasonCuts = buildReasonCuts(t)
 
 	golden.CheckJSON(t, "ledger.json", out)
 	checkRejects(t, out.Reject, &out)
+	checkReasonCuts(t, out.ReasonCuts)
 
 	// File to code: every transcript's bytes, of both formats, decode
 	// and re-encode to themselves.

@@ -283,6 +283,23 @@ for (const t of ledger.transcripts_v1) check(transcriptRule(unhex(t.hex)) === nu
 for (const b of [...ledger.blocks, ...ledger.blocks_v1]) check(blockRule(unhex(b.hex)).rule === null, 'valid block passes the reject checks')
 check(nextBlockRule(unhex(ledger.blocks[1].hex)) === null, 'blocks[1] passes as the block after blocks[0]')
 
+// ledger.md, Transcript, reason: a reason past 4096 bytes is recorded as its longest prefix of at
+// most 4093 bytes ending on a UTF-8 character boundary, then "...".
+function recordedReason (reason) {
+  const b = Buffer.from(reason, 'utf8')
+  if (b.length <= 4096) return reason
+  let n = 4093
+  while (n > 0 && (b[n] & 0xc0) === 0x80) n--
+  return b.subarray(0, n).toString('utf8') + '...'
+}
+check(ledger.reason_cuts.length > 0, 'ledger.json has reason cuts')
+for (const c of ledger.reason_cuts) {
+  const reason = c.fill.repeat(c.repeat) + c.tail
+  const got = recordedReason(reason)
+  check(utf8Len(reason) === c.reason_bytes && utf8Len(got) === c.recorded_bytes && got.endsWith(c.recorded_tail) &&
+    hex(sha256(new TextEncoder().encode(got))) === c.recorded_sha256, `reason cut "${c.name}"`)
+}
+
 const sigs = load('signatures.json')
 for (const k of sigs.keys) {
   if (!k.secret_seed) continue
