@@ -36,6 +36,8 @@ type p2pVectors struct {
 	BlockAlone   messageVector `json:"block_message_without_objects"`
 	Sync         []syncVector  `json:"sync"`
 	Frames       []frameVector `json:"frames"`
+	// Reject are frames and messages a node refuses (vectors_reject_test.go).
+	Reject []syncReject `json:"reject"`
 }
 
 type topicsVector struct {
@@ -212,6 +214,7 @@ func buildVectors(t *testing.T, old p2pVectors) p2pVectors {
 		wire.WriteFrame(&frame, make([]byte, n))
 		v.Frames = append(v.Frames, frameVector{Length: n, Prefix: h(frame.Bytes()[:frame.Len()-n])})
 	}
+	v.Reject = buildSyncRejects(t)
 	return v
 }
 
@@ -237,6 +240,7 @@ func TestVectors(t *testing.T) {
 	}
 	v := buildVectors(t, old)
 	golden.CheckJSON(t, vectorsFile, v)
+	checkSyncRejects(t, v.Reject)
 
 	// The file's content passes this code's checks.
 	raw := func(s string) []byte {
