@@ -20,6 +20,10 @@ type CommitmentCheck struct {
 	OK         bool                      `json:"ok"`
 	// Reason says what does not match, empty when OK.
 	Reason string `json:"reason,omitempty"`
+	// NoChain: the store holds no chain of the validator, so nothing was
+	// checked (OK is false). A store need not hold every validator's
+	// chain; whether that is a failure is the caller's to say.
+	NoChain bool `json:"no_chain,omitempty"`
 }
 
 // CheckCommitments holds every validator commitment on c to the store s
@@ -28,8 +32,8 @@ type CommitmentCheck struct {
 // root), and the validator's stored head must be a consistent extension of
 // it (a Merkle consistency proof from the committed checkpoint to the
 // head's verifies). Commitments of other formats (miners') are skipped;
-// so are validators of which s holds no chain when only is nil. The error
-// is for a chain or store that cannot be read.
+// one of a validator of which s holds no chain is listed with NoChain
+// set. The error is for a chain or store that cannot be read.
 func CheckCommitments(ctx context.Context, c chain.Chain, s *ledger.Store, only *keys.PublicKey) ([]CommitmentCheck, error) {
 	cs, err := c.Commitments(ctx)
 	if err != nil {
@@ -47,10 +51,7 @@ func CheckCommitments(ctx context.Context, c chain.Chain, s *ledger.Store, only 
 		r := CommitmentCheck{Validator: cm.Hotkey, ChainBlock: cm.Block, Commitment: vc}
 		head, err := s.Head(cm.Hotkey)
 		if errors.Is(err, ledger.ErrNotFound) {
-			if only == nil {
-				continue
-			}
-			r.Reason = "the store has no chain of this validator"
+			r.Reason, r.NoChain = "the store has no chain of this validator", true
 			out = append(out, r)
 			continue
 		}

@@ -85,6 +85,10 @@ type Report struct {
 	// (ledger verify --chain; each that does not match is also a failure),
 	// nil when none were asked for.
 	Commitments *int `json:"commitments,omitempty"`
+	// CommitmentsWithoutChain lists (SS58) the validators whose on-chain
+	// commitment names a chain the store does not hold, so not checked;
+	// not a failure. With --chain only.
+	CommitmentsWithoutChain []string `json:"commitments_without_chain,omitempty"`
 	// Network is the ledger's network (spec/verify.md, N2): the one the
 	// auditor asserted (Options.Genesis and Netuid), else the store's
 	// recorded one, else its first format-2 block's; nil when it holds no

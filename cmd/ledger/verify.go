@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -123,15 +124,19 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 				return err
 			}
 			if chainSpec != "" {
-				fails, n, err := commitmentFailures(cmd, chainSpec, dataDir, scope.Validator)
+				fails, n, noChain, err := commitmentFailures(cmd, chainSpec, dataDir, scope.Validator)
 				if err != nil {
 					return err
 				}
 				rep.Failures = append(rep.Failures, fails...)
 				rep.OK = rep.OK && len(fails) == 0
 				rep.Commitments = &n
+				rep.CommitmentsWithoutChain = noChain
 				if !asJSON {
 					fmt.Fprintf(cmd.OutOrStdout(), "%d on-chain commitments checked, %d do not match the ledger\n", n, len(fails))
+					if len(noChain) > 0 {
+						fmt.Fprintf(cmd.OutOrStdout(), "on-chain commitments not checked, the store holds no chain of: %s\n", strings.Join(noChain, ", "))
+					}
 				}
 			}
 			if asJSON {

@@ -174,30 +174,37 @@ func ppm(v uint32) string { return fmt.Sprintf("%d.%06d", v/vtrust.PPM, v%vtrust
 // at dataDir (`ledger verify --chain`): each one that names no block of
 // the validator's chain, or one whose checkpoint differs, or that the
 // chain does not consistently extend, is a failure at the committed
-// height.
-func commitmentFailures(cmd *cobra.Command, spec, dataDir string, only *keys.PublicKey) ([]verify.Failure, int, error) {
+// height. It also returns how many commitments it held to the store, and
+// the validators that committed to a chain the store does not hold: not a
+// failure of the ledger (a store need not hold every chain), but the audit
+// must say what it did not check; with --validator, a failure.
+func commitmentFailures(cmd *cobra.Command, spec, dataDir string, only *keys.PublicKey) (fails []verify.Failure, checked int, noChain []string, err error) {
 	c, err := openChain(cmd, spec)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer c.Close()
 	s, err := openExistingStore(dataDir, cmd.ErrOrStderr())
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer s.Close()
 	checks, err := epoch.CheckCommitments(cmd.Context(), c, s, only)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	var out []verify.Failure
 	for _, ch := range checks {
+		if ch.NoChain && only == nil {
+			noChain = append(noChain, ch.Validator.String())
+			continue
+		}
+		checked++
 		if !ch.OK {
-			out = append(out, verify.Failure{
+			fails = append(fails, verify.Failure{
 				Validator: ch.Validator.String(), Height: ch.Commitment.Height, Transcript: -1,
 				Reason: fmt.Sprintf("on-chain commitment (chain block %d): %s", ch.ChainBlock, ch.Reason),
 			})
 		}
 	}
-	return out, len(checks), nil
+	return fails, checked, noChain, nil
 }
