@@ -34,6 +34,9 @@ type Appender struct {
 	key      *keys.Hotkey
 	maxBatch int
 	maxWait  time.Duration
+	// resume and resumed: ResumeSigning, and the halt NewAppender cleared.
+	resume  bool
+	resumed *HaltedError
 
 	mu     sync.RWMutex // guards closed against sends on queue
 	closed bool
@@ -165,6 +168,9 @@ func (s *Store) register(a *Appender) error {
 	}
 	if ch, ok := s.chains[v]; ok && ch.head.Format != record.BlockFormat {
 		return fmt.Errorf("ledger store: validator %s: %w: its chain is of format-%d blocks, which name no network; it cannot be extended", v, ErrWrongNetwork, ch.head.Format)
+	}
+	if err := s.clearHalt(a, v); err != nil {
+		return fmt.Errorf("ledger store: new appender: %w", err)
 	}
 	s.local[v] = a
 	s.appenderList = append(s.appenderList, a)

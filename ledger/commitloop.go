@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
@@ -196,6 +197,10 @@ func (a *Appender) applyGroup(group []*appendReq) (sy syncing, ok bool) {
 
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if h := s.halted[v]; h != nil {
+		fail(fmt.Errorf("append: %w", h))
+		return sy, false
+	}
 	ch := s.chainOf(v)
 	h := record.Header{
 		Format:      record.BlockFormat,

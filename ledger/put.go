@@ -102,7 +102,11 @@ func (s *Store) putLocked(blk *record.Block, block []byte, c cid.Cid, ref record
 	// parent, and a local chain's blocks from elsewhere are refused
 	// whatever their parents.
 	if _, mine := s.local[blk.Validator]; mine {
-		return PutResult{}, nil, fmt.Errorf("put %s: %w: a block it did not make cannot extend it", ref, ErrLocalChain)
+		f, err := s.halt(nil, blk.Validator, blk.Height, c)
+		if err != nil {
+			return PutResult{}, nil, err
+		}
+		return PutResult{}, f, fmt.Errorf("put %s: %w: a block it did not make cannot extend it; signing is halted", ref, ErrLocalChain)
 	}
 	if ch.empty && blk.Height > 0 {
 		return PutResult{}, nil, &MissingParentError{Validator: blk.Validator, Height: blk.Height}
@@ -242,11 +246,20 @@ func (s *Store) putKnownHeight(blk *record.Block, block []byte, ref record.Block
 		return PutResult{}, nil, err
 	}
 	eq := &EquivocationError{Validator: v, Height: blk.Height, Proof: pc}
+	// A conflicting block of the chain this store signs was signed
+	// elsewhere: halt it, with the proof (halt.go).
+	_, mine := s.local[v]
 	if known, err := has(s.db, layout.ForkKey(v, blk.Height, pc.Bytes())); err != nil || known {
 		if err != nil {
 			return PutResult{}, nil, err
 		}
-		return PutResult{}, nil, eq
+		var f *inflight
+		if mine {
+			if f, err = s.halt(nil, v, blk.Height, ref.CID); err != nil {
+				return PutResult{}, nil, err
+			}
+		}
+		return PutResult{}, f, eq
 	}
 	marked, err := has(s.db, layout.EquivocKey(v))
 	if err != nil {
@@ -257,6 +270,12 @@ func (s *Store) putKnownHeight(blk *record.Block, block []byte, ref record.Block
 	b.Set(layout.ForkKey(v, blk.Height, pc.Bytes()), nil, nil)
 	if !marked {
 		b.Set(layout.EquivocKey(v), pc.Bytes(), nil)
+	}
+	if mine {
+		if _, err := s.halt(b, v, blk.Height, ref.CID); err != nil {
+			b.Close()
+			return PutResult{}, nil, err
+		}
 	}
 	f, err := s.applyBatch(b)
 	if err != nil {

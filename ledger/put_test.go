@@ -279,49 +279,6 @@ func TestEquivocation(t *testing.T) {
 	}
 }
 
-func TestLocalChainEquivocationIsRecorded(t *testing.T) {
-	t.Parallel()
-	// The same hotkey running on two machines: a peer sends a block our
-	// own appender did not make.
-	s := open(t, t.TempDir())
-	defer s.Close()
-	k := alice(t)
-	a := appender(t, s, k)
-	appendRange(t, a, k.Public(), 0, 1)
-	p := &peerChain{t: t, key: k, next: 500}
-	rogue := p.build(1, nil)
-	if _, err := s.Put(rogue.raw, rogue.objs); !errors.Is(err, ledger.ErrEquivocation) {
-		t.Fatalf("rogue block: %v", err)
-	}
-	r := appendRange(t, a, k.Public(), 1, 1)
-	if r.Block.Height != 1 {
-		t.Fatalf("appending after the fork proof: height %d", r.Block.Height)
-	}
-	// A valid-looking next block from elsewhere may not extend the chain
-	// this node writes.
-	head, err := s.Block(r.Block.CID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var leaves []cid.Cid
-	for l, err := range s.Leaves(k.Public(), 0) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		leaves = append(leaves, l.CID)
-	}
-	p = &peerChain{t: t, key: k, next: 600, head: head.Block, cid: head.CID, leaves: leaves}
-	next := p.build(1, nil)
-	if _, err := s.Put(next.raw, next.objs); !errors.Is(err, ledger.ErrLocalChain) || errors.Is(err, ledger.ErrInvalidBlock) {
-		t.Fatalf("foreign extension of the local chain: %v", err)
-	}
-	// Once the appender is closed, the same block is an ordinary next block.
-	a.Close()
-	if _, err := s.Put(next.raw, next.objs); err != nil {
-		t.Fatalf("after closing the appender: %v", err)
-	}
-}
-
 func TestConcurrentPutsOfOneChain(t *testing.T) {
 	t.Parallel()
 	// Several peers gossip the same chain at once: every Put succeeds

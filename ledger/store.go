@@ -56,6 +56,8 @@ type Store struct {
 	rebound *record.Network
 	// local maps validators to the appender writing their chain here.
 	local map[keys.PublicKey]*Appender
+	// halted holds the chains this store signs no block of (halt.go).
+	halted map[keys.PublicKey]*HaltedError
 	// broken is set when a write failed: Pebble may then hold state we
 	// could not sync, so the store refuses further writes.
 	broken error
@@ -215,6 +217,10 @@ func open(dir string, readOnly bool, opts []Option) (*Store, error) {
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
 	}
 	if err := s.loadNetwork(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
+	}
+	if err := s.loadHalts(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open ledger store %s: %w", dir, err)
 	}

@@ -180,6 +180,9 @@ func Start(cfg Config) (_ *Node, err error) {
 		if n.appender, err = store.NewAppender(cfg.Key, cfg.Appender...); err != nil {
 			return nil, err
 		}
+		if h := n.appender.Resumed(); h != nil {
+			n.log.Warn("node: signing resumed: the chain was halted by a peer's block this store did not make", "validator", h.Validator, "height", h.Height, "block", h.Block)
+		}
 	}
 	nc := cfg.Network
 	nc.NetUID, nc.Identity, nc.Listen, nc.Peers = cfg.NetUID, identity, cfg.Listen, cfg.Peers

@@ -2,10 +2,13 @@ package node_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/node/nodetest"
 )
@@ -17,7 +20,8 @@ import (
 // has an appender for (ledger.ErrLocalChain). Blocks the peer served are
 // valid by every check of spec/ledger.md: the node reports them (an
 // error in its log, Stats.LocalChainAhead) and does not ban the peer,
-// which it did when the refusal counted as an invalid block.
+// which it did when the refusal counted as an invalid block. Nor does it
+// sign another block of the chain (ledger.ErrHalted).
 func TestLostOwnChainDoesNotBanPeers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -64,5 +68,14 @@ func TestLostOwnChainDoesNotBanPeers(t *testing.T) {
 	}
 	if got := n0.Network().Stats().LocalChainAhead; got != asked || n0.Network().Banned(id1) {
 		t.Fatalf("after 5 more status exchanges: %d reports (was %d), banned %v", got, asked, n0.Network().Banned(id1))
+	}
+	// And it signs nothing: its next block would stand at a height the
+	// network holds.
+	v := c.Keys[0].Public()
+	if h := n0.Store().Halted(v); h == nil || h.Validator != v {
+		t.Fatalf("node 0's chain is not halted: %v", h)
+	}
+	if _, err := n0.Append(ctx, recordtest.Anchor(1), nodetest.Transcripts(v, 100, 1, 0), nil); !errors.Is(err, ledger.ErrHalted) {
+		t.Fatalf("node 0 appended to its lost chain: %v", err)
 	}
 }

@@ -229,7 +229,7 @@ func (n *Network) afterPut(from peer.ID, blk *record.Block, res ledger.PutResult
 // before the appender signs a height the network already holds.
 func (n *Network) localChainAhead(from peer.ID, blk *record.Block) {
 	n.metrics.localChainAhead()
-	n.log.Error("p2p: a peer holds a block of the chain this node writes that this store lacks: was the store lost, or does another machine sign with this hotkey? Appending now equivocates",
+	n.log.Error("p2p: a peer holds a block of the chain this node writes that this store lacks: was the store lost, or does another machine sign with this hotkey? The store signs no more of its blocks (ledger.ErrHalted)",
 		"peer", from, "validator", blk.Validator, "height", blk.Height)
 }
 

@@ -20,7 +20,7 @@ func envName(flag string) string {
 
 // noEnv are the flags no variable sets: they change what a command does
 // rather than configure it.
-var noEnv = map[string]bool{"help": true, "version": true}
+var noEnv = map[string]bool{"help": true, "version": true, "resume-signing": true}
 
 // documentEnv appends each flag's variable to its help text, on every
 // command under root.

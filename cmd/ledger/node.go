@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/affine-ledger/ledger/explorer"
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/p2p"
@@ -160,6 +162,7 @@ func newNodeCmd() *cobra.Command {
 		listen, peers, validators                                   []string
 		netuid                                                      uint16
 		mdns, evaluate, epochs, pprof, privateEndpoints             bool
+		resumeSigning                                               bool
 		minerTimeout                                                time.Duration
 	)
 	cmd := &cobra.Command{
@@ -216,6 +219,11 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 					return usageError{msg: err.Error()}
 				}
 				cfg.Key = k
+				if resumeSigning {
+					cfg.Appender = append(cfg.Appender, ledger.ResumeSigning())
+				}
+			} else if resumeSigning {
+				return usageError{"--resume-signing applies to a validator's node: give --key"}
 			}
 			for _, s := range listen {
 				a, err := ma.NewMultiaddr(s)
@@ -288,7 +296,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 			defer stop()
 			n, err := node.Start(cfg)
 			if err != nil {
-				return err
+				return withHaltAdvice(err)
 			}
 			role := "observer"
 			if v, ok := n.Validator(); ok {
@@ -308,7 +316,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 			if err := n.Close(); err != nil {
 				return fmt.Errorf("node shutdown: %w", err)
 			}
-			return n.Err()
+			return withHaltAdvice(n.Err())
 		},
 	}
 	f := cmd.Flags()
@@ -328,6 +336,16 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 	f.DurationVar(&minerTimeout, "miner-timeout", 0, "bound on one request to a miner (default: the inference client's)")
 	f.BoolVar(&privateEndpoints, "private-endpoints", false, "also ask miners at loopback, private and link-local addresses (on by itself with a local chain); by default a miner's endpoint must be a public address, so that it cannot point the validator at its own machine or network")
 	f.BoolVar(&pprof, "pprof", false, "serve Go profiles under /debug/pprof/ on --status")
+	f.BoolVar(&resumeSigning, "resume-signing", false, "with --key: sign again after a halt (a peer held a block of this validator's chain that this store did not make), once the other machine signing with the hotkey is stopped")
 	cmd.MarkFlagRequired("data")
 	return cmd
+}
+
+// withHaltAdvice adds to a halted chain's error (ledger.ErrHalted) what the
+// operator can do about it; other errors pass unchanged.
+func withHaltAdvice(err error) error {
+	if !errors.Is(err, ledger.ErrHalted) {
+		return err
+	}
+	return fmt.Errorf("%w\n\nIf this store lost blocks (a new disk, a data directory not carried over), run the node without --key until it holds the block named above, then with it again. If another machine signs with this hotkey, stop it, then start this node with --resume-signing", err)
 }

@@ -19,7 +19,7 @@ const Version = "affine-ledger/store/v1"
 
 // Table prefixes: one byte each, so a table is a contiguous key range.
 const (
-	Meta      = 0x00 // 0x00 "format" -> Version; 0x00 "network" -> genesis(32) BE16(netuid)
+	Meta      = 0x00 // 0x00 "format" -> Version; 0x00 "network" -> genesis(32) BE16(netuid); 0x00 "halt" V -> BE64(height) CID
 	Object    = 'o'  // 'o' CID -> encoded record (blocks, transcripts, decisions, fork proofs)
 	Head      = 'h'  // 'h' V -> CID of the validator's latest block
 	Block     = 'b'  // 'b' V BE64(height) -> CID of the block
@@ -38,6 +38,26 @@ var MetaKey = []byte("\x00format")
 // NetworkKey holds the store's network: the genesis hash of its public
 // chain and the netuid, big-endian. Absent until the store is bound.
 var NetworkKey = []byte("\x00network")
+
+// HaltPrefix starts the keys of halted chains: HaltKey.
+var HaltPrefix = []byte("\x00halt")
+
+// HaltKey marks V's chain as halted: a peer's block of it that the store's
+// appender did not make was seen, so the store signs none of V's blocks
+// until the mark is cleared. Its value is the block's height and CID
+// (HaltValue).
+func HaltKey(v [32]byte) []byte { return append(append([]byte(nil), HaltPrefix...), v[:]...) }
+
+// HaltValue is BE64(height) CID.
+func HaltValue(height uint64, cid []byte) []byte { return append(be64(height), cid...) }
+
+// ParseHaltValue splits a HaltKey's value.
+func ParseHaltValue(v []byte) (height uint64, cid []byte, err error) {
+	if len(v) < 9 {
+		return 0, nil, fmt.Errorf("halt value of %d bytes", len(v))
+	}
+	return binary.BigEndian.Uint64(v), v[8:], nil
+}
 
 func key(prefix byte, parts ...[]byte) []byte {
 	n := 1
