@@ -88,6 +88,11 @@ type Config struct {
 	StatusEvery time.Duration
 	Logger      *slog.Logger
 	Services    []Service
+	// BeforeSigning, if set on a validator's node, is called with the
+	// open store before the appender starts: an error stops the start
+	// before anything is signed (the validator's own on-chain commitment
+	// held to the store, epoch.CheckOwnChain).
+	BeforeSigning func(context.Context, *ledger.Store) error
 
 	// Network tunes the p2p layer (intervals, limits); its NetUID,
 	// Identity, Listen, Peers, Validators, Key, MDNS, Logger and Metrics
@@ -177,6 +182,11 @@ func Start(cfg Config) (_ *Node, err error) {
 		}
 	}()
 	if cfg.Key != nil {
+		if cfg.BeforeSigning != nil {
+			if err = cfg.BeforeSigning(context.Background(), store); err != nil {
+				return nil, err
+			}
+		}
 		if n.appender, err = store.NewAppender(cfg.Key, cfg.Appender...); err != nil {
 			return nil, err
 		}

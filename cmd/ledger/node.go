@@ -278,6 +278,12 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 						return err
 					}
 				}
+				if cfg.Key != nil {
+					v := cfg.Key.Public()
+					cfg.BeforeSigning = func(ctx context.Context, s *ledger.Store) error {
+						return epoch.CheckOwnChain(ctx, c, s, v)
+					}
+				}
 				work := nodeWork{evaluate: evaluate, epochs: epochs, chutesKey: chutesKey, timeout: minerTimeout,
 					publicOnly: askPublicOnly(chainSpec, privateEndpoints)}
 				if err := nodeServices(&cfg, c, work); err != nil {
@@ -341,11 +347,15 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 	return cmd
 }
 
-// withHaltAdvice adds to a halted chain's error (ledger.ErrHalted) what the
-// operator can do about it; other errors pass unchanged.
+// withHaltAdvice adds to the error of a validator's node that must not
+// sign (ledger.ErrHalted, epoch.ErrOwnChainBehind) what the operator can
+// do about it; other errors pass unchanged.
 func withHaltAdvice(err error) error {
-	if !errors.Is(err, ledger.ErrHalted) {
-		return err
+	switch {
+	case errors.Is(err, ledger.ErrHalted):
+		return fmt.Errorf("%w\n\nIf this store lost blocks (a new disk, a data directory not carried over), run the node without --key until it holds the block named above, then with it again. If another machine signs with this hotkey, stop it, then start this node with --resume-signing", err)
+	case errors.Is(err, epoch.ErrOwnChainBehind):
+		return fmt.Errorf("%w\n\nNothing was signed. If this store lost blocks (a new disk, a data directory not carried over), run the node without --key until it holds the committed height, then with it again. If another machine signs with this hotkey, stop it; this store's chain is not the one the network holds", err)
 	}
-	return fmt.Errorf("%w\n\nIf this store lost blocks (a new disk, a data directory not carried over), run the node without --key until it holds the block named above, then with it again. If another machine signs with this hotkey, stop it, then start this node with --resume-signing", err)
+	return err
 }
