@@ -213,7 +213,7 @@ func buildRejects(t *testing.T, k *keys.Hotkey, stored []vectorReject, update bo
 	r.add(kindTranscript, "v 2 with the 19 keys of format 1 (no seed)", "#format-1", "layout", "has no seed", r.marshal(m))
 	m = r.asMap(trRaw)
 	m["v"] = uint64(1)
-	r.add(kindTranscript, "v 1 with the 20 keys of format 2 (a seed)", "#format-1", "layout", "no seed key", r.marshal(m))
+	r.add(kindTranscript, "v 1 with the 20 keys of format 2 (a seed)", "#format-1", "layout", "format 1 has none", r.marshal(m))
 	addT("v 3", "format", "format 3", tr(func(c *record.Transcript) { c.Format = 3 }))
 	addT("role with an upper-case letter", "role", "role", tr(func(c *record.Transcript) { c.Conversation[2].Role = "Assistant" }))
 	addT("empty role", "role", "role", tr(func(c *record.Transcript) { c.Conversation[0].Role = "" }))

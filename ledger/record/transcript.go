@@ -328,7 +328,7 @@ func decodeTranscriptInto(data []byte, borrow bool, t *Transcript, mem *transcri
 			}
 		}
 		if t.Format == TranscriptFormatV1 {
-			return malformed("transcript", "format %d has no seed key", t.Format)
+			return malformed("transcript", "v is %d, but the record has the seed key of format %d: format %d has none", t.Format, TranscriptFormat, t.Format)
 		}
 	}
 	return t.check(false)
