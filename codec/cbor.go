@@ -141,17 +141,19 @@ func unmarshalReencode(data []byte, v any) error {
 	if len(rest) != 0 {
 		return fmt.Errorf("codec: decode %T: %d trailing bytes: %w", v, len(rest), ErrNotCanonical)
 	}
+	// The subset check first: a tag, float or simple value outside it
+	// would also fail the comparison below, which cannot say which rule.
+	if rt := reflect.TypeOf(v); rt != nil && rt.Kind() == reflect.Pointer && isGeneric(rt.Elem()) {
+		if err := checkDAG(data); err != nil {
+			return fmt.Errorf("codec: decode %T: %w: %v", v, ErrNotCanonical, err)
+		}
+	}
 	again, err := encMode.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("codec: re-encode %T: %w", v, err)
 	}
 	if !bytes.Equal(again, data) {
 		return fmt.Errorf("codec: decode %T: %w", v, ErrNotCanonical)
-	}
-	if rt := reflect.TypeOf(v); rt != nil && rt.Kind() == reflect.Pointer && isGeneric(rt.Elem()) {
-		if err := checkDAG(data); err != nil {
-			return fmt.Errorf("codec: decode %T: %w: %v", v, ErrNotCanonical, err)
-		}
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func TestTranscriptFormat1(t *testing.T) {
 		raw  []byte
 		want string
 	}{
-		"format 1 with a null seed": {encNull, "no seed key"},
+		"format 1 with a null seed": {encNull, "format 1 has none"},
 		"format 2 without seed key": {encNoKey, "format 2 has no seed"},
 	} {
 		_, err := record.DecodeTranscript(tc.raw)
