@@ -22,7 +22,8 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 
 An existing --out file is replaced, whole or not at all: the archive is written beside it and
 renamed over it once complete and synced, keeping the old file's permissions; a failed export
-leaves the old file as it was. A symlink is followed, and a device or a FIFO written to.` + exitCodesHelp,
+leaves the old file as it was. A symlink is followed, even one whose target does not exist yet
+(it is created, relative to the symlink's directory), and a device or a FIFO written to.` + exitCodesHelp,
 		Example: `  ledger export --data ~/.ledger/store --out ledger.car
   ledger export --data ~/.ledger/store --out - | ledger verify --car -`,
 		Args: cobra.NoArgs,

@@ -21,9 +21,11 @@ import (
 // What a shell's > keeps, this keeps too: an existing file's permissions
 // (an archive a web server publishes stays readable to it), a new file's
 // from the umask (not the 0600 of a temporary file), a symlink (the file
-// it names is replaced), and a device or a FIFO (/dev/null, a named pipe:
-// written to, never replaced by a file). Errors name --out and the path
-// given, never the temporary file.
+// it names is replaced, or created if the symlink dangles: its target is
+// relative to the symlink's directory), and a device or a FIFO (/dev/null,
+// a named pipe: written to, never replaced by a file). Errors name --out
+// and the path given, never the temporary file, and the symlink's target
+// when it is the target that cannot be written.
 
 // outFile is an --out file being written.
 type outFile struct {
@@ -44,10 +46,21 @@ type outFile struct {
 // FIFO it is. what names the file wanted, for a directory given instead
 // ("the archive's file").
 func createOut(path, pattern, what string) (*outFile, error) {
-	o := &outFile{path: path, target: path}
-	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 {
-		if t, err := filepath.EvalSymlinks(path); err == nil {
-			o.target = t
+	target, err := followLinks(path)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--out %s: %v", path, err)}
+	}
+	o := &outFile{path: path, target: target}
+	if target != path {
+		// The file goes where the symlink points, so its directory must
+		// exist: the error names it rather than the symlink.
+		dir := filepath.Dir(target)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			if err == nil {
+				err = errors.New("not a directory")
+			}
+			return nil, usageError{fmt.Sprintf("--out %s is a symlink to %s, whose directory %s cannot be used: %v",
+				path, target, dir, pathErr(err))}
 		}
 	}
 	perm, keep := os.FileMode(0o666), false
@@ -92,6 +105,37 @@ func createOut(path, pattern, what string) (*outFile, error) {
 	}
 	o.forget = forget
 	return o, nil
+}
+
+// maxLinks is how many symlinks followLinks follows before it gives up,
+// as the kernel's ELOOP does.
+const maxLinks = 40
+
+// followLinks is the file path names once every symlink at path is
+// followed, whether its target exists or not: a dangling symlink names the
+// file to create, as a shell's > creates it. A relative target is relative
+// to the directory of the symlink, read through its own symlinks first so
+// that a ".." in the target goes where the kernel would take it.
+func followLinks(path string) (string, error) {
+	for range maxLinks {
+		st, err := os.Lstat(path)
+		if err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("cannot read the symlink: %v", pathErr(err))
+		}
+		if !filepath.IsAbs(dest) {
+			dir := filepath.Dir(path)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			dest = filepath.Join(dir, dest)
+		}
+		path = dest
+	}
+	return "", fmt.Errorf("more than %d symlinks to follow", maxLinks)
 }
 
 // createTemp is os.CreateTemp with the file's permissions (before the

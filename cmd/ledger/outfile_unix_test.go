@@ -164,3 +164,70 @@ func onlyFiles(t *testing.T, dir string, names ...string) {
 		t.Errorf("%s holds %v, want %v", dir, got, names)
 	}
 }
+
+// TestOutFollowsDanglingSymlink: a symlink at --out whose target does not
+// exist yet is followed as a shell's > follows it: the target is created,
+// relative to the symlink's directory, and the symlink stays. A target
+// whose directory is missing fails, naming the target, and creates nothing.
+func TestOutFollowsDanglingSymlink(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	rows := minerRows(t, dir, verifytest.Miner(1).String())
+	v := verifytest.Key(0).Public().String()
+	for name, args := range map[string][]string{
+		"export":      {"export", "--data", dir},
+		"prove":       {"prove", "--data", dir, "--transcript", rows[0].Transcript},
+		"consistency": {"consistency", "--data", dir, "--validator", v, "--from", "0", "--to", "1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			outDir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(outDir, "links"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// Relative to links/, not to the working directory.
+			link := filepath.Join(outDir, "links", "out")
+			if err := os.Symlink("../made", link); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, errs := ledgerRun(t, append(args, "--out", link)...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errs)
+			}
+			if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("--out a dangling symlink: %v; want the symlink kept", err)
+			}
+			if got, err := os.ReadFile(filepath.Join(outDir, "made")); err != nil || len(got) == 0 {
+				t.Errorf("--out a dangling symlink: its target: %v (%d bytes); want it written", err, len(got))
+			}
+			onlyFiles(t, filepath.Join(outDir, "links"), "out")
+
+			// A chain of symlinks ends in the file written.
+			chain := filepath.Join(outDir, "chain")
+			if err := os.Symlink("links/out2", chain); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../made2", filepath.Join(outDir, "links", "out2")); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, errs := ledgerRun(t, append(args, "--out", chain)...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errs)
+			}
+			if got, err := os.ReadFile(filepath.Join(outDir, "made2")); err != nil || len(got) == 0 {
+				t.Errorf("--out a chain of symlinks: its end: %v (%d bytes); want it written", err, len(got))
+			}
+
+			missing := filepath.Join(outDir, "missing")
+			if err := os.Symlink("nowhere/x.out", missing); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errs := ledgerRun(t, append(args, "--out", missing)...)
+			if code != 2 || !strings.Contains(errs, filepath.Join(outDir, "nowhere", "x.out")) {
+				t.Errorf("--out a symlink into a missing directory: exit %d, %q; want 2 naming the target", code, errs)
+			}
+			if st, err := os.Lstat(missing); err != nil || st.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("--out a symlink into a missing directory: %v; want the symlink kept", err)
+			}
+			onlyFiles(t, outDir, "chain", "links", "made", "made2", "missing")
+		})
+	}
+}

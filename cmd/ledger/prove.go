@@ -226,7 +226,8 @@ const outReplacedHelp = `
 
 An existing --out file is replaced, whole or not at all: the proof is written beside it and
 renamed over it once complete and synced, keeping the old file's permissions; a failed
-command leaves the old file as it was. A symlink is followed, and a device or a FIFO written
+command leaves the old file as it was. A symlink is followed, even one whose target does not
+exist yet (it is created, relative to the symlink's directory), and a device or a FIFO written
 to.`
 
 // openProofJob opens --out (pattern names its temporary file), then the
