@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/node"
@@ -42,17 +44,47 @@ func storeDir(dir string) (string, error) {
 // newStoreDir is where a command that creates a store when there is none
 // (import) puts it: the existing store as storeDir finds it; else the
 // store of a node's data directory, so that the node and every other
-// command read it; else dir itself. A store made in a node's data
-// directory itself would be found before the node's by findStore, and the
-// node would never see it.
-func newStoreDir(dir string) string {
+// command read it; else dir itself, if it is missing or empty. A store
+// made in a node's data directory itself would be found before the node's
+// by findStore, and the node would never see it; one made among other
+// files (a local chain's directory, a home directory by a typo) would mix
+// Pebble's files with theirs, so that is refused.
+func newStoreDir(dir string) (string, error) {
 	if d, ok := findStore(dir); ok {
-		return d
+		return d, nil
 	}
 	if isNodeDataDir(dir) {
-		return node.StoreDir(dir)
+		return node.StoreDir(dir), nil
 	}
-	return dir
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return dir, nil
+	case err != nil:
+		return "", usageError{fmt.Sprintf("--data: %v", err)}
+	case len(entries) > 0:
+		return "", usageError{fmt.Sprintf("--data %s is neither a ledger store nor a node's data directory, and not empty: it holds %s; give a new or empty directory",
+			dir, listEntries(entries))}
+	}
+	return dir, nil
+}
+
+// listEntries names the first few of a directory's entries, for an error.
+func listEntries(entries []fs.DirEntry) string {
+	const shown = 3
+	var names []string
+	for i, e := range entries {
+		if i == shown {
+			names = append(names, fmt.Sprintf("and %d more", len(entries)-shown))
+			break
+		}
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
 }
 
 // isNodeDataDir reports whether dir holds what a node keeps in its data

@@ -30,7 +30,8 @@ every other command reads it. Nothing in the file is trusted: every section is c
 its CID, the archive's order is enforced, every block goes through the verifier (re-execution
 included unless --no-reexec) and then through the store's own checks, in height order per
 validator, and the roots must name the chains' last blocks. It stops at the first problem;
-blocks loaded before it are valid and stay.` + exitCodesHelp,
+blocks loaded before it are valid and stay. A directory that is neither a store nor a node's data
+directory must be new or empty: import does not put a store among other files.` + exitCodesHelp,
 		Example: `  ledger import --data ~/.ledger/store --car ledger.car
   ssh validator ledger export --data /srv/ledger --out - | ledger import --data ~/.ledger/store --car -`,
 		Args: cobra.NoArgs,
@@ -40,6 +41,11 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 			}
 			if st, err := os.Stat(dataDir); err == nil && !st.IsDir() {
 				return usageError{fmt.Sprintf("--data %s is not a directory", dataDir)}
+			}
+			// Before the input is read: a wrong --data fails at once.
+			storeAt, err := newStoreDir(dataDir)
+			if err != nil {
+				return err
 			}
 			in, size, err := openInput(cmd, carFile)
 			if err != nil {
@@ -53,7 +59,7 @@ blocks loaded before it are valid and stay.` + exitCodesHelp,
 			if err != nil {
 				return usageError{fmt.Sprintf("%s: %v", name, err)}
 			}
-			s, err := ledger.Open(newStoreDir(dataDir))
+			s, err := ledger.Open(storeAt)
 			if err != nil {
 				return err
 			}

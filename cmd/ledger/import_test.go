@@ -93,6 +93,10 @@ func TestNewStoreDir(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "store"},
+		// Neither kind, and not empty: refused ("" is an error naming
+		// what the directory holds).
+		{"a directory holding a file", func(t *testing.T, dir string) { writeIn(t, dir, "file.txt") }, ""},
+		{"a local chain's directory", func(t *testing.T, dir string) { writeIn(t, dir, "state.json") }, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,7 +106,16 @@ func TestNewStoreDir(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.setup(t, dir)
-			got := newStoreDir(dir)
+			got, err := newStoreDir(dir)
+			if tc.want == "" {
+				if err == nil {
+					t.Fatalf("newStoreDir = %s, want it refused", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 			if want := filepath.Join(dir, tc.want); got != want {
 				t.Fatalf("newStoreDir = %s, want %s", got, want)
 			}
@@ -110,6 +123,57 @@ func TestNewStoreDir(t *testing.T) {
 			if found, err := storeDir(dir); err != nil || found != got {
 				t.Fatalf("after creating %s, storeDir = %s, %v", got, found, err)
 			}
+		})
+	}
+}
+
+// writeIn writes a small file named name in dir.
+func writeIn(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// onlyFiles fails unless dir holds exactly the named entries: no
+// temporary file was left.
+func onlyFiles(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Errorf("%s holds %v, want %v", dir, got, names)
+	}
+}
+
+// TestImportRefusesAnotherDirectory: import into a non-empty directory
+// that is neither a store nor a node's data directory (a local chain's
+// state directory, one holding a file) is usage (exit 2), naming what the
+// directory holds, and leaves it as it was: no Pebble files among the
+// others.
+func TestImportRefusesAnotherDirectory(t *testing.T) {
+	t.Parallel()
+	src, _ := builtLedger(t)
+	car := filepath.Join(t.TempDir(), "ledger.car")
+	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
+		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	for _, name := range []string{"file.txt", "state.json"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dst := t.TempDir()
+			writeIn(t, dst, name)
+			code, out, errs := ledgerRun(t, "import", "--data", dst, "--car", car)
+			if code != exitUsage || !strings.Contains(errs, name) || !strings.Contains(errs, "neither a ledger store nor a node's data directory") {
+				t.Errorf("exit %d: %s %q; want 2 naming %s", code, out, errs, name)
+			}
+			onlyFiles(t, dst, name)
 		})
 	}
 }

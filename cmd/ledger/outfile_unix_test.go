@@ -148,23 +148,6 @@ func perm(t *testing.T, path string) os.FileMode {
 	return st.Mode().Perm()
 }
 
-// onlyFiles fails unless dir holds exactly the named entries: no
-// temporary file was left.
-func onlyFiles(t *testing.T, dir string, names ...string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	if strings.Join(got, " ") != strings.Join(names, " ") {
-		t.Errorf("%s holds %v, want %v", dir, got, names)
-	}
-}
-
 // TestOutFollowsDanglingSymlink: a symlink at --out whose target does not
 // exist yet is followed as a shell's > follows it: the target is created,
 // relative to the symlink's directory, and the symlink stays. A target
