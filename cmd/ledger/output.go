@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 )
 
@@ -17,3 +18,11 @@ func writeJSON(w io.Writer, v any) error {
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// plural is "1 chain", "2 chains": n and word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

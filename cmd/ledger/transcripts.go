@@ -14,7 +14,10 @@ import (
 )
 
 // minerTranscript is one row of `ledger transcripts`; the JSON names are
-// part of the CLI's interface.
+// part of the CLI's interface. A transcript the store holds but cannot
+// read (its bytes do not hash to its CID, its block is unreadable) is a
+// row too, with what the log's index says of it (validator, height, leaf,
+// CID) and Error set; the fields read from the transcript stay empty.
 type minerTranscript struct {
 	Env        string         `json:"env"`
 	EnvVersion uint16         `json:"env_version"`
@@ -26,6 +29,7 @@ type minerTranscript struct {
 	Block      string         `json:"block"`
 	Leaf       uint64         `json:"leaf"`
 	Transcript string         `json:"transcript"`
+	Error      string         `json:"error,omitempty"`
 }
 
 func newTranscriptsCmd() *cobra.Command {
@@ -38,7 +42,10 @@ func newTranscriptsCmd() *cobra.Command {
 		Short: "List a miner's transcripts in every validator's log",
 		Long: `Lists every transcript of a miner's hotkey that the store holds, by validator then log
 order: env, challenge ID, score, validator, block height and CID, and the transcript's CID
-(for ledger prove).` + exitCodesHelp,
+(for ledger prove). A transcript the store holds but cannot read (damaged bytes) is named on
+stderr, and in --json is an entry with "error" set and only validator, height, leaf, block (if
+readable) and transcript filled in; it is listed whatever --env is, its env being unknown. The
+others are all listed, and the command exits 1.` + exitCodesHelp,
 		Example: `  ledger transcripts --data ~/.ledger/store --miner 5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty
   ledger transcripts --data ~/.ledger/store --miner 5FHneW46... --env mult8 --json`,
 		Args: cobra.NoArgs,
@@ -67,8 +74,26 @@ order: env, challenge ID, score, validator, block height and CID, and the transc
 			if err != nil {
 				return err
 			}
+			bad := 0
+			for _, r := range rows {
+				if r.Error != "" {
+					bad++
+					fmt.Fprintf(cmd.ErrOrStderr(), "ledger: transcript %s (validator %s height %d leaf %d) cannot be read: %s\n",
+						r.Transcript, r.Validator, r.Height, r.Leaf, r.Error)
+				}
+			}
+			unreadable := func() error {
+				if bad == 0 {
+					return nil
+				}
+				return checkFailed{fmt.Sprintf("%d of %s of miner %s cannot be read (see their error), the others are listed; ledger verify --data %s checks the store",
+					bad, plural(len(rows), "transcript"), m, dataDir)}
+			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), rows)
+				if err := writeJSON(cmd.OutOrStdout(), rows); err != nil {
+					return err
+				}
+				return unreadable()
 			}
 			if len(rows) == 0 {
 				// Not an error: the miner may not have been dueled yet, or
@@ -82,9 +107,15 @@ order: env, challenge ID, score, validator, block height and CID, and the transc
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, "ENV\tCHALLENGE\tSCORE\tVALIDATOR\tHEIGHT\tBLOCK\tTRANSCRIPT")
 			for _, r := range rows {
+				if r.Error != "" {
+					continue
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\n", r.Env, r.Challenge, r.Score, r.Validator, r.Height, r.Block, r.Transcript)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return unreadable()
 		},
 	}
 	f := cmd.Flags()
@@ -109,6 +140,11 @@ func checkEnvFlag(env string) error {
 	return nil
 }
 
+// minerTranscripts lists miner's transcripts in every validator's log,
+// those of env only if env is set. One that cannot be read is a row with
+// Error set, not the end of the list: one damaged object must not hide
+// the rest of a miner's record. Only a failure of the index itself ends
+// it.
 func minerTranscripts(s *ledger.Store, miner keys.PublicKey, env string) ([]minerTranscript, error) {
 	rows := []minerTranscript{}
 	type at struct {
@@ -117,26 +153,35 @@ func minerTranscripts(s *ledger.Store, miner keys.PublicKey, env string) ([]mine
 	}
 	var last at
 	var lastCID cid.Cid
+	var lastErr error
 	for ref, err := range s.TranscriptsByMiner(miner) {
 		if err != nil {
 			return nil, err
 		}
+		row := minerTranscript{Validator: ref.Validator, Height: ref.Height, Leaf: ref.Leaf, Transcript: ref.CID.String()}
+		if here := (at{ref.Validator, ref.Height}); here != last || (!lastCID.Defined() && lastErr == nil) {
+			b, err := s.BlockAt(ref.Validator, ref.Height)
+			last, lastCID, lastErr = here, b.CID, err
+		}
+		if lastErr == nil {
+			row.Block = lastCID.String()
+		}
 		t, err := s.Transcript(ref.CID)
-		if err != nil {
-			return nil, err
+		switch {
+		case err != nil:
+			row.Error = err.Error()
+		case lastErr != nil:
+			row.Error = fmt.Sprintf("its block: %v", lastErr)
+		}
+		if row.Error != "" {
+			rows = append(rows, row)
+			continue
 		}
 		if env != "" && t.Env != env {
 			continue
 		}
-		if here := (at{ref.Validator, ref.Height}); here != last || !lastCID.Defined() {
-			b, err := s.BlockAt(ref.Validator, ref.Height)
-			if err != nil {
-				return nil, err
-			}
-			last, lastCID = here, b.CID
-		}
-		rows = append(rows, minerTranscript{Env: t.Env, EnvVersion: t.EnvVersion, Challenge: t.Challenge.String(), Score: t.Reward,
-			Reason: t.Reason, Validator: ref.Validator, Height: ref.Height, Block: lastCID.String(), Leaf: ref.Leaf, Transcript: ref.CID.String()})
+		row.Env, row.EnvVersion, row.Challenge, row.Score, row.Reason = t.Env, t.EnvVersion, t.Challenge.String(), t.Reward, t.Reason
+		rows = append(rows, row)
 	}
 	return rows, nil
 }

@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ipfs/go-cid"
+
+	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -59,5 +63,73 @@ func TestTranscriptsOfUnknownMiner(t *testing.T) {
 	}
 	if !strings.Contains(errs, "no transcripts of miner "+stranger) {
 		t.Errorf("stderr does not say the miner has no transcripts: %q", errs)
+	}
+}
+
+// TestTranscriptsListAroundDamage: one transcript whose stored bytes no
+// longer hash to its CID does not hide the miner's others. Every readable
+// one is listed as before; the damaged one is named on stderr and, in the
+// JSON, is an entry with its CID, place and error; the command exits 1.
+func TestTranscriptsListAroundDamage(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	miner := verifytest.Miner(1).String()
+	rows := minerRows(t, dir, miner)
+	if len(rows) < 2 {
+		t.Fatalf("%d rows; the test needs 2", len(rows))
+	}
+	bad := rows[1]
+	c, err := cid.Decode(bad.Transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another transcript's bytes: a record, but not this CID's.
+	other, err := cid.Decode(rows[0].Transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, ok, err := ledgertest.Get(dir, ledgertest.ObjectKey(other))
+	if err != nil || !ok {
+		t.Fatalf("read %s: %v %v", other, ok, err)
+	}
+	if err := ledgertest.OverwriteObject(dir, c, raw); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", miner, "--json")
+	if code != exitCheckFail {
+		t.Errorf("--json: exit %d, want 1: %s", code, errs)
+	}
+	var got []minerTranscript
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("--json: %v: %s", err, out)
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("--json: %d rows, want all %d", len(got), len(rows))
+	}
+	for i, r := range got {
+		if i == 1 {
+			if r.Error == "" || r.Transcript != bad.Transcript || r.Validator != bad.Validator || r.Height != bad.Height || r.Leaf != bad.Leaf || r.Env != "" {
+				t.Errorf("--json: the damaged transcript's entry is %+v; want its CID, place and an error", r)
+			}
+			continue
+		}
+		if r != rows[i] {
+			t.Errorf("--json: row %d is %+v, want %+v as before the damage", i, r, rows[i])
+		}
+	}
+	if !strings.Contains(errs, bad.Transcript) || !strings.Contains(errs, "1 of "+strconv.Itoa(len(rows))+" transcripts") {
+		t.Errorf("--json: stderr does not name the damaged transcript and the count: %q", errs)
+	}
+
+	code, out, errs = ledgerRun(t, "transcripts", "--data", dir, "--miner", miner)
+	if code != exitCheckFail || !strings.Contains(errs, bad.Transcript) {
+		t.Errorf("table: exit %d, stderr %q; want 1 naming %s", code, errs, bad.Transcript)
+	}
+	if n := strings.Count(out, "\n"); n != len(rows) { // header + the readable ones
+		t.Errorf("table: %d lines, want the header and %d rows:\n%s", n, len(rows)-1, out)
+	}
+	if strings.Contains(out, bad.Transcript) {
+		t.Errorf("table lists the damaged transcript as if read:\n%s", out)
 	}
 }
