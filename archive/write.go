@@ -34,7 +34,10 @@ type header struct {
 }
 
 // Export writes every chain of s (as of when it starts) and every fork
-// proof to w as a CARv1. The sections are written by hand rather than
+// proof to w as a CARv1. Every section's bytes are checked against its CID
+// as it is written: stored damage fails the export (ledger.ErrCorrupt,
+// naming the object and the block that links it) rather than going into
+// the archive. The sections are written by hand rather than
 // through go-car's writer, whose index of every CID written grows with the
 // ledger; go-car reads them back all the same (TestGoCarReadsTheExport).
 func Export(s *ledger.Store, w io.Writer) (Stats, error) {
@@ -113,16 +116,20 @@ func exportChain(s *ledger.Store, h ledger.Head, cw *carWriter, st *Stats) error
 	return nil
 }
 
-// exportObject copies an object as stored: an export is a copy, not an
-// audit, so tampered bytes go out as they are and the verifier of the
-// archive sees them.
+// exportObject copies an object, checked against its CID as it is
+// written: an export is a copy, but a copy of damage would pass the
+// damage on under the archive's name, as if the source had served it, and
+// be found only by whoever verifies the archive. Blocks and fork proofs are
+// checked by the store as it reads them (ledger.ErrCorrupt); this does the
+// same for the transcripts and decisions it copies byte for byte.
 func exportObject(s *ledger.Store, c cid.Cid, cw *carWriter) error {
-	raw, err := s.Object(c)
-	if err != nil {
-		return err
-	}
-	cw.section(c, raw)
-	return nil
+	return s.ReadObject(c, func(raw []byte) error {
+		if err := codec.CheckCID(raw, c); err != nil {
+			return fmt.Errorf("%w: object %s: %v", ledger.ErrCorrupt, c, err)
+		}
+		cw.section(c, raw)
+		return nil
+	})
 }
 
 // carWriter writes CARv1 sections: uvarint(len) || CID || data. The

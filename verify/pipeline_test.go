@@ -23,7 +23,8 @@ import (
 // window the parallel stage reads ahead, in a block of more transcripts
 // than the window: store and archive, one worker or several, the report
 // names that transcript and counts none after it, and an undamaged copy
-// verifies whole.
+// verifies whole. The damaged archive is the intact one with the same
+// bytes changed: an export refuses to copy damage.
 func TestPipelineStopsAtFirstFailure(t *testing.T) {
 	t.Parallel()
 	const perBlock, bad = 150, 130
@@ -40,7 +41,14 @@ func TestPipelineStopsAtFirstFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
+	orig := bytes.Clone(raw)
 	raw[len(raw)/2] ^= 0x01
+	damage := func(car []byte) []byte {
+		if bytes.Count(car, orig) != 1 {
+			t.Fatalf("the archive holds transcript %s's bytes %d times, want once", target, bytes.Count(car, orig))
+		}
+		return bytes.Replace(car, orig, raw, 1)
+	}
 	if err := ledgertest.OverwriteObject(damaged, target, raw); err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +58,15 @@ func TestPipelineStopsAtFirstFailure(t *testing.T) {
 			name string
 			dir  string
 			ok   bool
-		}{{"intact", base, true}, {"damaged", damaged, false}} {
+			edit func([]byte) []byte // of the intact archive
+		}{{"intact", base, true, nil}, {"damaged", damaged, false, damage}} {
 			for _, via := range []string{"store", "car"} {
 				t.Run(fmt.Sprintf("workers=%d/%s/%s", workers, tc.name, via), func(t *testing.T) {
-					rep := auditWith(t, tc.dir, via, workers)
+					dir := tc.dir
+					if via == "car" {
+						dir = base
+					}
+					rep := auditWith(t, dir, via, workers, tc.edit)
 					if tc.ok {
 						if !rep.OK || rep.Transcripts != 2*perBlock {
 							t.Fatalf("intact ledger: ok %v, %d transcripts, failures %+v", rep.OK, rep.Transcripts, rep.Failures)
@@ -76,7 +89,9 @@ func TestPipelineStopsAtFirstFailure(t *testing.T) {
 	}
 }
 
-func auditWith(t *testing.T, dir, via string, workers int) verify.Report {
+// auditWith verifies the store at dir, or (via "car") its export, changed
+// by edit if that is set.
+func auditWith(t *testing.T, dir, via string, workers int, edit func([]byte) []byte) verify.Report {
 	t.Helper()
 	s := open(t, dir)
 	defer s.Close()
@@ -86,7 +101,11 @@ func auditWith(t *testing.T, dir, via string, workers int) verify.Report {
 		if _, err := archive.Export(s, &buf); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := verify.VerifyCAR(&buf, opts)
+		car := buf.Bytes()
+		if edit != nil {
+			car = edit(car)
+		}
+		rep, err := verify.VerifyCAR(bytes.NewReader(car), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +136,7 @@ func TestPipelineInOrderNeverStalls(t *testing.T) {
 		defer close(done)
 		for run := range 10 {
 			for _, via := range []string{"store", "car"} {
-				rep := auditWith(t, dir, via, 8)
+				rep := auditWith(t, dir, via, 8, nil)
 				if !rep.OK || rep.Transcripts != spec.Validators*spec.Blocks*spec.PerBlock {
 					t.Errorf("run %d via %s: ok %v, %d transcripts, failures %+v", run, via, rep.OK, rep.Transcripts, rep.Failures)
 					return

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -18,7 +19,9 @@ func newExportCmd() *cobra.Command {
 		Short: "Write the whole ledger to a CARv1 archive",
 		Long: `Writes every chain (each block followed by the transcripts and decisions it links) and
 every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/verify.md,
-"Archive"). Check it with ledger verify --car; load it with ledger import.
+"Archive"). Check it with ledger verify --car; load it with ledger import. Every object is
+checked against its CID as it is written: a damaged one fails the export (exit 1), naming it,
+and no archive is written.
 
 An existing --out file is replaced, whole or not at all: the archive is written beside it and
 renamed over it once complete and synced, keeping the old file's permissions; a failed export
@@ -57,6 +60,11 @@ leaves the old file as it was. A symlink is followed, even one whose target does
 				st, err = exportTo(cmd, s, cmd.OutOrStdout())
 			} else {
 				st, err = exportFile(cmd, s, file)
+			}
+			if errors.Is(err, ledger.ErrCorrupt) {
+				// The store is damaged: a check failed, and no archive
+				// was written (to a pipe: one cut short).
+				return checkFailed{fmt.Sprintf("%v; no archive written: ledger verify --data %s checks the store", err, dataDir)}
 			}
 			if err != nil {
 				return err
