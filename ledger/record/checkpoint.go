@@ -154,12 +154,25 @@ func CheckpointOf(transcripts []cid.Cid) Checkpoint {
 // ErrBadProof is wrapped by proof verification failures.
 var ErrBadProof = errors.New("proof does not verify")
 
+// MerkleError restates an error of github.com/transparency-dev/merkle's
+// proof checks for a reader: the library prints a root mismatch as two Go
+// byte slices over three lines ("[181 18 57 ...]"), which no one can
+// compare with a checkpoint's root; here both roots are hex, on one line.
+// Other errors are returned as they are.
+func MerkleError(err error) error {
+	var rm proof.RootMismatchError
+	if errors.As(err, &rm) {
+		return fmt.Errorf("calculated root %x does not match the expected root %x", rm.CalculatedRoot, rm.ExpectedRoot)
+	}
+	return err
+}
+
 // VerifyInclusion checks that transcript is leaf index of the log whose
 // checkpoint is cp.
 func VerifyInclusion(transcript cid.Cid, index uint64, cp Checkpoint, p [][]byte) error {
 	leaf := LeafHash(transcript)
 	if err := proof.VerifyInclusion(hasher, index, cp.Size, leaf[:], p, cp.Root[:]); err != nil {
-		return fmt.Errorf("inclusion of %s at %d in log of size %d: %w: %v", codec.ShortCID(transcript), index, cp.Size, ErrBadProof, err)
+		return fmt.Errorf("inclusion of %s at %d in log of size %d: %w: %v", codec.ShortCID(transcript), index, cp.Size, ErrBadProof, MerkleError(err))
 	}
 	return nil
 }
@@ -176,7 +189,7 @@ func VerifyConsistency(older, newer Checkpoint, p [][]byte) error {
 		return nil
 	}
 	if err := proof.VerifyConsistency(hasher, older.Size, newer.Size, p, older.Root[:], newer.Root[:]); err != nil {
-		return fmt.Errorf("consistency of size %d with %d: %w: %v", older.Size, newer.Size, ErrBadProof, err)
+		return fmt.Errorf("consistency of size %d with %d: %w: %v", older.Size, newer.Size, ErrBadProof, MerkleError(err))
 	}
 	return nil
 }

@@ -142,7 +142,7 @@ func (p *InclusionProof) Verify() (Proved, error) {
 		return out, fmt.Errorf("%w: the transcript names validator %s, the block is %s's", ErrProof, t.Validator, blk.Validator)
 	}
 	if err := proof.VerifyInclusion(hasher, p.LeafIndex, p.TreeSize, leafHash(c), hashSlices(p.Hashes), blk.Checkpoint.Root[:]); err != nil {
-		return out, fmt.Errorf("%w: leaf %d of %d under root %s: %v", ErrProof, p.LeafIndex, p.TreeSize, blk.Checkpoint.Root, err)
+		return out, fmt.Errorf("%w: leaf %d of %d under root %s: %v", ErrProof, p.LeafIndex, p.TreeSize, blk.Checkpoint.Root, record.MerkleError(err))
 	}
 	return out, nil
 }
@@ -196,7 +196,7 @@ func (p *ConsistencyProof) Verify() (Proved, error) {
 		return out, nil
 	}
 	if err := proof.VerifyConsistency(hasher, ocp.Size, newer.Checkpoint.Size, hashSlices(p.Hashes), ocp.Root[:], newer.Checkpoint.Root[:]); err != nil {
-		return out, fmt.Errorf("%w: size %d to %d: %v", ErrProof, ocp.Size, newer.Checkpoint.Size, err)
+		return out, fmt.Errorf("%w: size %d to %d: %v", ErrProof, ocp.Size, newer.Checkpoint.Size, record.MerkleError(err))
 	}
 	return out, nil
 }
