@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/ipfs/go-cid"
 	"github.com/spf13/cobra"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/proofs"
@@ -43,7 +43,7 @@ Anyone can check either with ledger verify-proof, without a store.` + outReplace
 			if fork != "" {
 				return proveFork(cmd, dataDir, fork, out)
 			}
-			c, err := cid.Decode(transcript)
+			c, err := codec.ParseCID(transcript)
 			if err != nil {
 				return usageError{fmt.Sprintf("--transcript: %v", err)}
 			}
@@ -73,7 +73,7 @@ Anyone can check either with ledger verify-proof, without a store.` + outReplace
 // proveFork writes the stored fork proof fork names, exactly as stored
 // (the store checked its bytes against the CID and verified it).
 func proveFork(cmd *cobra.Command, dataDir, fork, out string) error {
-	c, err := cid.Decode(fork)
+	c, err := codec.ParseCID(fork)
 	if err != nil {
 		return usageError{fmt.Sprintf("--fork: %v", err)}
 	}

@@ -162,3 +162,31 @@ func TestVerifyProofStdin(t *testing.T) {
 		t.Errorf("verify-proof - from a terminal: exit %d, stdout %q, stderr %q; want exit 2 saying to pipe or name a file", code, out, errs)
 	}
 }
+
+// TestProveCIDText: --transcript and --fork take a CID in its canonical
+// text only. Text that is no CID is refused naming the flag, saying "not
+// a CID" once (go-cid says "invalid cid: " twice); another text of a
+// stored transcript's CID (its last digit's unused bits set, upper case)
+// is refused naming the canonical text, not proved as if it were it.
+func TestProveCIDText(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	canon := minerRows(t, dir, verifytest.Miner(1).String())[0].Transcript
+	bumped := canon[:len(canon)-1] + string(canon[len(canon)-1]+1)
+	for _, tc := range []struct {
+		flag, value, want string
+	}{
+		{"--transcript", "bogus", `--transcript: "bogus" is not a CID: expected 1 as the cid version number, got: 113`},
+		{"--fork", "bogus", `--fork: "bogus" is not a CID`},
+		{"--transcript", bumped, "is not the canonical text of its CID, " + canon},
+		{"--transcript", strings.ToUpper(canon), "is not the canonical text of its CID, " + canon},
+	} {
+		code, out, errs := ledgerRun(t, "prove", "--data", dir, tc.flag, tc.value)
+		if code != exitUsage || out != "" || !strings.Contains(errs, tc.want) || strings.Contains(errs, "invalid cid") {
+			t.Errorf("prove %s %s: exit %d, %d bytes of stdout, stderr %q; want 2 saying %q", tc.flag, tc.value, code, len(out), errs, tc.want)
+		}
+	}
+	if code, _, errs := ledgerRun(t, "prove", "--data", dir, "--transcript", canon); code != 0 {
+		t.Errorf("prove --transcript %s: exit %d: %s", canon, code, errs)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
 
@@ -27,7 +28,8 @@ import (
 // anything else as JSON: one object holding exactly the members its type
 // lists, each once, names matched exactly; no null; numbers are integers;
 // byte strings are canonical base64 with padding; hashes are 64
-// lower-case hex digits. Every error wraps ErrProofFormat and names the
+// lower-case hex digits; cid is a ledger address in its canonical text
+// (codec.ParseCID). Every error wraps ErrProofFormat and names the
 // member.
 func ReadProof(r io.Reader) (any, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxProofFile+1))
@@ -79,6 +81,10 @@ func readInclusion(m object) (*InclusionProof, error) {
 	}
 	if p.CID, err = m.str("cid"); err != nil {
 		return nil, err
+	}
+	// One spelling: go-cid reads other texts of the same CID too.
+	if _, err := codec.ParseCID(p.CID); err != nil {
+		return nil, fmt.Errorf("cid: %v", err)
 	}
 	if p.LeafIndex, err = m.integer("leaf_index"); err != nil {
 		return nil, err

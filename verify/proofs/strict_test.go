@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify/proofs"
 )
@@ -57,7 +59,8 @@ func TestReadProofStrict(t *testing.T) {
 	t.Parallel()
 	var h record.Hash
 	h[0] = 0xab
-	want := &proofs.InclusionProof{Type: proofs.InclusionType, Transcript: []byte{0}, CID: "bafy", LeafIndex: 6,
+	c := codec.Sum([]byte{0}).String()
+	want := &proofs.InclusionProof{Type: proofs.InclusionType, Transcript: []byte{0}, CID: c, LeafIndex: 6,
 		TreeSize: 15, Hashes: []record.Hash{h}, Block: []byte{1, 2, 3}}
 	good, err := json.Marshal(want)
 	if err != nil {
@@ -100,6 +103,10 @@ func TestReadProofStrict(t *testing.T) {
 		{name: "data after the object", file: string(good) + "{}", err: "data after the proof object"},
 		{name: "not an object", file: `["affine-ledger/inclusion-proof/v1"]`, err: "not a JSON object"},
 		{name: "unknown type", edit: func(m map[string]any) { m["type"] = "affine-ledger/inclusion-proof/v2" }, err: `type "affine-ledger/inclusion-proof/v2"`},
+		{name: "cid not a CID", edit: func(m map[string]any) { m["cid"] = "bafy" }, err: `cid: "bafy" is not a CID`},
+		{name: "cid with unused bits set", edit: func(m map[string]any) { m["cid"] = c[:len(c)-1] + string(c[len(c)-1]+1) },
+			err: "cid: " + strconv.Quote(c[:len(c)-1]+string(c[len(c)-1]+1)) + " is not the canonical text of its CID, " + c},
+		{name: "cid in upper case", edit: func(m map[string]any) { m["cid"] = strings.ToUpper(c) }, err: "is not the canonical text of its CID, " + c},
 		{name: "consistency member in an inclusion proof", edit: func(m map[string]any) { m["older"] = "AA==" }, err: `unknown member "older"`},
 	}
 	for _, tc := range cases {
