@@ -247,9 +247,11 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 				cfg.Validators = append(cfg.Validators, v)
 			}
 			if genesis != "" {
-				if err := cfg.Genesis.UnmarshalText([]byte(genesis)); err != nil {
-					return usageError{msg: fmt.Sprintf("--genesis: %v", err)}
+				g, err := parseGenesis(genesis)
+				if err != nil {
+					return err
 				}
+				cfg.Genesis = g
 			}
 			if cfg.Key != nil && chainSpec == "" && genesis == "" {
 				return usageError{msg: "--key without --chain needs --genesis: the genesis hash of the chain whose subnet this validator's blocks are for"}

@@ -242,7 +242,8 @@ func TestNodeRefusesBadInputBeforeStarting(t *testing.T) {
 		{[]string{"--data", fresh, "--private-endpoints"}, "--private-endpoints applies to a validator's node"},
 		{[]string{"--data", fresh, "--genesis", "abc"}, "--genesis: hash: want 64 hex characters"},
 		{[]string{"--data", fresh, "--key", keyFile}, "--key without --chain needs --genesis"},
-		{[]string{"--data", fresh, "--chain", "local", "--genesis", strings.Repeat("00", 32)}, "contradicts --chain, whose genesis hash is"},
+		{[]string{"--data", fresh, "--genesis", strings.Repeat("00", 32)}, "--genesis: the hash is all zeros"},
+		{[]string{"--data", fresh, "--chain", "local", "--genesis", strings.Repeat("11", 32)}, "contradicts --chain, whose genesis hash is"},
 	} {
 		code, out := runStopped(t, append(append([]string{"node"}, tc.args...), listen...)...)
 		if code != exitUsage || !strings.Contains(out, tc.want) {

@@ -175,12 +175,9 @@ func networkFlags(cmd *cobra.Command, genesis string, netuid uint16, opts *verif
 	if !cmd.Flags().Changed("genesis") {
 		return nil
 	}
-	var h record.Hash
-	if err := h.UnmarshalText([]byte(genesis)); err != nil {
-		return usageError{fmt.Sprintf("--genesis: %v", err)}
-	}
-	if err := (record.Network{Genesis: h}).Check(); err != nil {
-		return usageError{fmt.Sprintf("--genesis: %v", err)}
+	h, err := parseGenesis(genesis)
+	if err != nil {
+		return err
 	}
 	opts.Genesis = &h
 	return nil

@@ -118,3 +118,21 @@ func TestImportOfAnotherNetwork(t *testing.T) {
 		t.Fatalf("exit %d, stderr does not say %q: %s %s", code, want, out, errs)
 	}
 }
+
+// TestGenesisAllZeros: --genesis of 64 zeros is bad usage saying the hash
+// is all zeros, for each command that asserts a network, not a
+// "malformed record" the flag never made.
+func TestGenesisAllZeros(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	zeros := strings.Repeat("0", 64)
+	for _, args := range [][]string{
+		{"verify", "--data", dir, "--genesis", zeros},
+		{"verify-proof", "--genesis", zeros, filepath.Join(dir, "none.json")},
+	} {
+		code, _, errs := ledgerRun(t, args...)
+		if code != exitUsage || !strings.Contains(errs, "--genesis: the hash is all zeros") || strings.Contains(errs, "malformed") {
+			t.Errorf("%v: exit %d, %q; want 2 saying the hash is all zeros", args, code, errs)
+		}
+	}
+}
