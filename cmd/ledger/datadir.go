@@ -118,6 +118,13 @@ func readableStore(dataDir string, w io.Writer) (dir string, release func(), err
 	if node.StoreDir(nodeDir) != filepath.Clean(sd) {
 		return "", nil, fmt.Errorf("open ledger store %s: %w", sd, err)
 	}
+	if _, serr := os.Lstat(node.ControlSocket(nodeDir)); errors.Is(serr, fs.ErrNotExist) {
+		// No node runs there: the holder is some other process (an
+		// import), which the lock error names; a node's checkpoint is
+		// not to be had.
+		return "", nil, fmt.Errorf("open ledger store %s: %w (no node runs on %s: it has no %s)",
+			sd, err, nodeDir, filepath.Base(node.ControlSocket(nodeDir)))
+	}
 	ck, cerr := node.RequestCheckpoint(nodeDir)
 	if cerr != nil {
 		return "", nil, fmt.Errorf("open ledger store %s: %w; %v", sd, err, cerr)

@@ -85,3 +85,31 @@ func TestLockedStoreIsUnreadableInput(t *testing.T) {
 		}
 	}
 }
+
+// TestLockedNodeStoreWithoutNode: a node data directory's store held by a
+// process that is no node (an import into the directory), with no control
+// socket, is exit 2 naming the holder, without advice about asking a node
+// for a checkpoint that no node could give.
+func TestLockedNodeStoreWithoutNode(t *testing.T) {
+	t.Parallel()
+	src, _ := builtLedger(t)
+	data := t.TempDir()
+	if err := os.Rename(src, node.StoreDir(data)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ledger.Open(node.StoreDir(data), ledger.WithNetwork(recordtest.Network))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, args := range [][]string{
+		{"verify", "--data", data},
+		{"export", "--data", data, "--out", filepath.Join(t.TempDir(), "x.car")},
+	} {
+		code, out, errs := ledgerRun(t, args...)
+		if code != 2 || !strings.Contains(errs, "store is in use: open for writing in this process") ||
+			!strings.Contains(errs, "no node runs on "+data) || strings.Contains(errs, "ask the node") || strings.Contains(errs, "dial") {
+			t.Errorf("%v on a node's store open for writing by no node: exit %d, %q %q", args, code, out, errs)
+		}
+	}
+}
