@@ -183,7 +183,8 @@ func (d *devnetDisplay) event(e devnet.Event) {
 		if !v.OK {
 			res = "FAILED"
 		}
-		d.print(fmt.Sprintf("%s v%d store verified (%d chains, %d blocks, %d transcripts, re-executed): %s", at, e.Validator, v.Chains, v.Blocks, v.Transcripts, res))
+		d.print(fmt.Sprintf("%s v%d store verified (%s, %s, %s, re-executed): %s", at, e.Validator,
+			plural(v.Chains, "chain"), plural(v.Blocks, "block"), plural(v.Transcripts, "transcript"), res))
 	}
 }
 

@@ -77,8 +77,7 @@ leaves the old file as it was. A symlink is followed, even one whose target does
 			if toStdout {
 				summary = cmd.ErrOrStderr()
 			}
-			fmt.Fprintf(summary, "wrote %s: %d chains, %d blocks, %d transcripts, %d decisions, %d fork proofs, %d bytes\n",
-				displayName(out, "standard output"), st.Chains, st.Blocks, st.Transcripts, st.Decisions, st.ForkProofs, st.Bytes)
+			fmt.Fprintf(summary, "wrote %s: %s, %s\n", displayName(out, "standard output"), archiveCounts(st), plural(int(st.Bytes), "byte"))
 			return nil
 		},
 	}

@@ -84,7 +84,7 @@ directory must be new or empty: import does not put a store among other files.` 
 			if err != nil && st.Blocks > 0 {
 				// What came before the failure passed every check, and
 				// the store keeps it.
-				kept = fmt.Sprintf(" (the %d blocks before it are stored: each passed every check)", st.Blocks)
+				kept = fmt.Sprintf(" (the store keeps the %s before it: each passed every check)", plural(st.Blocks, "block"))
 			}
 			switch {
 			case errors.Is(err, archive.ErrMalformed):
@@ -95,8 +95,7 @@ directory must be new or empty: import does not put a store among other files.` 
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), st)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "imported %s: %d chains, %d blocks, %d transcripts, %d decisions, %d fork proofs\n",
-				name, st.Chains, st.Blocks, st.Transcripts, st.Decisions, st.ForkProofs)
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %s: %s\n", name, archiveCounts(st))
 			return nil
 		},
 	}

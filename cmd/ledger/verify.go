@@ -147,7 +147,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 				printVerifyReport(cmd.OutOrStdout(), rep)
 			}
 			if !rep.OK {
-				return checkFailed{fmt.Sprintf("verify: %d failures", len(rep.Failures))}
+				return checkFailed{"verify: " + plural(len(rep.Failures), "failure")}
 			}
 			return nil
 		},
@@ -354,7 +354,8 @@ func printVerifyReport(w io.Writer, r verify.Report) {
 	if !r.OK {
 		status = "FAILED"
 	}
-	fmt.Fprintf(w, "%s: %d chains, %d blocks, %d transcripts, %d bytes in %.2f s\n", status, r.Chains, r.Blocks, r.Transcripts, r.Bytes, r.Seconds)
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s in %.2f s\n", status, plural(r.Chains, "chain"), plural(r.Blocks, "block"),
+		plural(r.Transcripts, "transcript"), plural(int(r.Bytes), "byte"), r.Seconds)
 	if r.Network != nil {
 		fmt.Fprintf(w, "network: netuid %d of the chain of genesis hash %s\n", r.Network.Netuid, r.Network.Genesis)
 	} else {
