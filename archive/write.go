@@ -17,14 +17,20 @@ import (
 // at least one root.
 var ErrEmpty = errors.New("the store has no chain to export")
 
-// Stats counts what Export wrote or Import loaded.
+// Stats counts what Export wrote or Import loaded; its JSON form is the
+// output of ledger export --json and ledger import --json.
 type Stats struct {
-	Chains      int   `json:"chains"`
-	Blocks      int   `json:"blocks"`
-	Transcripts int   `json:"transcripts"`
-	Decisions   int   `json:"decisions"`
-	ForkProofs  int   `json:"fork_proofs"`
-	Bytes       int64 `json:"bytes"`
+	Chains      int `json:"chains"`
+	Blocks      int `json:"blocks"`
+	Transcripts int `json:"transcripts"`
+	Decisions   int `json:"decisions"`
+	ForkProofs  int `json:"fork_proofs"`
+	// Bytes is, for Export, the archive's length: what a file of it
+	// holds, header, section lengths and CIDs included. For Import it is
+	// the records' bytes loaded (the sections' data only), as ledger
+	// verify counts its "bytes": less than the archive's length by its
+	// framing.
+	Bytes int64 `json:"bytes"`
 }
 
 // header is the CARv1 header, a DAG-CBOR map {roots, version}.

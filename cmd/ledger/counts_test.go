@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +56,42 @@ func TestCountsSayOne(t *testing.T) {
 	}
 	if code, out, errs := ledgerRun(t, "verify", "--data", dir, "--no-reexec"); code != 1 || !strings.HasPrefix(out, "FAILED: 1 chain, 1 block, ") || errs != "ledger: verify: 1 failure\n" {
 		t.Errorf("verify of a damaged transcript: exit %d, %q %q; want \"verify: 1 failure\"", code, out, errs)
+	}
+}
+
+// TestArchiveBytesSayWhatTheyCount: export --json "bytes" is the
+// archive's length; import --json "bytes" is the records' bytes, as verify
+// --car --json counts them; each command's help says which it is.
+func TestArchiveBytesSayWhatTheyCount(t *testing.T) {
+	t.Parallel()
+	dir, _ := builtLedger(t)
+	car := filepath.Join(t.TempDir(), "ledger.car")
+	var ex, im, ve struct {
+		Bytes int64 `json:"bytes"`
+	}
+	runJSON := func(v any, args ...string) {
+		t.Helper()
+		code, out, errs := ledgerRun(t, args...)
+		if err := json.Unmarshal([]byte(out), v); (code != 0 && args[0] != "verify") || err != nil {
+			t.Fatalf("%v: exit %d, %v: %s %s", args, code, err, out, errs)
+		}
+	}
+	runJSON(&ex, "export", "--data", dir, "--out", car, "--json")
+	runJSON(&im, "import", "--data", t.TempDir(), "--car", car, "--json")
+	runJSON(&ve, "verify", "--car", car, "--no-reexec", "--json")
+	st, err := os.Stat(car)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Bytes != st.Size() {
+		t.Errorf("export bytes %d, the archive has %d", ex.Bytes, st.Size())
+	}
+	if im.Bytes != ve.Bytes || im.Bytes >= ex.Bytes {
+		t.Errorf("import bytes %d, verify --car bytes %d, export bytes %d: want import's = verify's < export's", im.Bytes, ve.Bytes, ex.Bytes)
+	}
+	for name, want := range map[string]string{"export": "bytes is the archive's length", "import": "bytes is the records' bytes loaded"} {
+		if code, help := runStopped(t, name, "--help"); code != 0 || !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
+			t.Errorf("%s --help does not say %q:\n%s", name, want, help)
+		}
 	}
 }

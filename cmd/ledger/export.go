@@ -23,6 +23,10 @@ every fork proof to a CARv1 file whose roots are the chains' head blocks (spec/v
 checked against its CID as it is written: a damaged one fails the export (exit 1), naming it,
 and no archive is written.
 
+--json prints {"chains", "blocks", "transcripts", "decisions", "fork_proofs", "bytes"}, where
+bytes is the archive's length (as the file's size); ledger import and verify --car count the
+records' bytes of the same archive, which leave out its header, section lengths and CIDs.
+
 An existing --out file is replaced, whole or not at all: the archive is written beside it and
 renamed over it once complete and synced, keeping the old file's permissions; a failed export
 leaves the old file as it was. A symlink is followed, even one whose target does not exist yet
@@ -84,7 +88,7 @@ leaves the old file as it was. A symlink is followed, even one whose target does
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory")
 	f.StringVar(&out, "out", "", "archive to write (FILE.car, - for standard output)")
-	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
+	f.BoolVar(&asJSON, "json", false, "print the counts as JSON (bytes: the archive's length)")
 	return cmd
 }
 

@@ -31,7 +31,11 @@ its CID, the archive's order is enforced, every block goes through the verifier 
 included unless --no-reexec) and then through the store's own checks, in height order per
 validator, and the roots must name the chains' last blocks. It stops at the first problem;
 blocks loaded before it are valid and stay. A directory that is neither a store nor a node's data
-directory must be new or empty: import does not put a store among other files.` + exitCodesHelp,
+directory must be new or empty: import does not put a store among other files.
+
+--json prints {"chains", "blocks", "transcripts", "decisions", "fork_proofs", "bytes"}, where
+bytes is the records' bytes loaded, as ledger verify counts them: less than the archive's length
+(ledger export's "bytes") by its header, section lengths and CIDs.` + exitCodesHelp,
 		Example: `  ledger import --data ~/.ledger/store --car ledger.car
   ssh validator ledger export --data /srv/ledger --out - | ledger import --data ~/.ledger/store --car -`,
 		Args: cobra.NoArgs,
@@ -102,7 +106,7 @@ directory must be new or empty: import does not put a store among other files.` 
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "ledger store directory, or a node's data directory (created if missing)")
 	f.StringVar(&carFile, "car", "", "archive written by ledger export (- for standard input)")
-	f.BoolVar(&asJSON, "json", false, "print the counts as JSON")
+	f.BoolVar(&asJSON, "json", false, "print the counts as JSON (bytes: the records' bytes loaded)")
 	f.BoolVar(&noReexec, "no-reexec", false, "skip re-executing transcripts before storing them")
 	return cmd
 }
