@@ -120,25 +120,14 @@ func pathHotkey(r *http.Request) (keys.PublicKey, error) {
 	return parseHotkey("hotkey", r.PathValue("hotkey"))
 }
 
-// pathCID reads {cid}: a CID as records use them (v1, dag-cbor, sha2-256).
+// pathCID reads {cid}: a ledger record's address in its canonical text
+// (codec.ParseCID), so that one record has one URL.
 func pathCID(r *http.Request) (cid.Cid, error) {
-	s := r.PathValue("cid")
-	c, err := cid.Decode(s)
+	c, err := codec.ParseCID(r.PathValue("cid"))
 	if err != nil {
-		return cid.Undef, errBadRequest(fmt.Sprintf("%q is not a CID: %v", clip(s), err))
-	}
-	if err := checkRecordCID(c); err != nil {
-		return cid.Undef, errBadRequest(fmt.Sprintf("%s: %v", c, err))
+		return cid.Undef, errBadRequest(err.Error())
 	}
 	return c, nil
-}
-
-func checkRecordCID(c cid.Cid) error {
-	p := c.Prefix()
-	if p.Version != 1 || p.Codec != cid.DagCBOR || p.MhType != codec.Sum(nil).Prefix().MhType || p.MhLength != 32 {
-		return fmt.Errorf("not a ledger record address (want CIDv1 dag-cbor sha2-256)")
-	}
-	return nil
 }
 
 func pathUint(r *http.Request, name string) (uint64, error) {

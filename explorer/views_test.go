@@ -137,7 +137,10 @@ func TestBadRequests(t *testing.T) {
 		{"/api/v1/validators/" + alice + "/blocks/-1", "height"},
 		{"/api/v1/validators/" + alice + "/blocks/01", "height"},
 		{"/api/v1/blocks/not-a-cid", "not a CID"},
-		{"/api/v1/transcripts/QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG", "not a ledger record address"},
+		{"/api/v1/transcripts/QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG", "not a ledger address"},
+		// A ledger address in base58, not its canonical base32: one record,
+		// one URL.
+		{"/api/v1/blocks/zdpuAyvkgEDQm9TenwGkd5eNaosSxjgEYd8QatfPetgB1CdEZ", "canonical text"},
 		{"/api/v1/miners/" + alice + "/transcripts?env=Bad-Env", "env"},
 		{"/api/v1/miners/" + alice + "/transcripts?limit=1001", "limit"},
 		{"/api/v1/duels?validator=nobody", "SS58"},
