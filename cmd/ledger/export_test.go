@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipfs/go-cid"
-
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -44,21 +41,7 @@ func TestExportRefusesDamage(t *testing.T) {
 	dir, _ := builtLedger(t)
 	rows := minerRows(t, dir, verifytest.Miner(1).String())
 	bad := rows[len(rows)-1]
-	c, err := cid.Decode(bad.Transcript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := cid.Decode(rows[0].Transcript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, ok, err := ledgertest.Get(dir, ledgertest.ObjectKey(other))
-	if err != nil || !ok {
-		t.Fatalf("read %s: %v %v", other, ok, err)
-	}
-	if err := ledgertest.OverwriteObject(dir, c, raw); err != nil {
-		t.Fatal(err)
-	}
+	c, raw := swapTranscriptBytes(t, dir, bad, rows[0])
 	outDir := t.TempDir()
 	car := filepath.Join(outDir, "ledger.car")
 	old := []byte("an older archive\n")

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipfs/go-cid"
-
-	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -79,22 +76,7 @@ func TestTranscriptsListAroundDamage(t *testing.T) {
 		t.Fatalf("%d rows; the test needs 2", len(rows))
 	}
 	bad := rows[1]
-	c, err := cid.Decode(bad.Transcript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Another transcript's bytes: a record, but not this CID's.
-	other, err := cid.Decode(rows[0].Transcript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, ok, err := ledgertest.Get(dir, ledgertest.ObjectKey(other))
-	if err != nil || !ok {
-		t.Fatalf("read %s: %v %v", other, ok, err)
-	}
-	if err := ledgertest.OverwriteObject(dir, c, raw); err != nil {
-		t.Fatal(err)
-	}
+	swapTranscriptBytes(t, dir, bad, rows[0])
 
 	code, out, errs := ledgerRun(t, "transcripts", "--data", dir, "--miner", miner, "--json")
 	if code != exitCheckFail {

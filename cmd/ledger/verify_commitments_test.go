@@ -9,8 +9,6 @@ import (
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/affine-ledger/ledger/ledger"
-	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -24,18 +22,7 @@ func TestVerifyChainNamesCommitmentsItCannotCheck(t *testing.T) {
 	held, absent := verifytest.Key(0), verifytest.Key(1)
 	c, spec := validatorsChain(t, []*keys.Hotkey{held, absent})
 	ctx := context.Background()
-	genesis, err := c.BlockHash(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	params, err := c.Params(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ledger.Open(dir, ledger.WithNetwork(record.Network{Genesis: record.Hash(genesis), Netuid: params.Netuid}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := openChainStore(t, dir, c)
 	if _, err := verifytest.Build(s, verifytest.Spec{Validators: 1, Blocks: 2, PerBlock: 2, Envs: []string{"mult8"}}); err != nil {
 		t.Fatal(err)
 	}

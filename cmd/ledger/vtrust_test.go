@@ -26,19 +26,8 @@ func TestVerifyChainVtrustWeights(t *testing.T) {
 	dir := t.TempDir()
 	c, spec := validatorsChain(t, []*keys.Hotkey{verifytest.Key(0), verifytest.Key(1), verifytest.Key(2)})
 	ctx := context.Background()
-	genesis, err := c.BlockHash(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	params, err := c.Params(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The ledger of the chain's subnet, as its validators' nodes write it.
-	s, err := ledger.Open(dir, ledger.WithNetwork(record.Network{Genesis: record.Hash(genesis), Netuid: params.Netuid}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, net := openChainStore(t, dir, c)
 	ks, err := verifytest.Build(s, verifytest.Spec{Validators: 3, Blocks: 2, PerBlock: 2, Envs: []string{"mult8"},
 		Mutate: func(v, b, i int, tr *record.Transcript) {
 			if v == liar && b == 0 && i == 0 {
@@ -84,7 +73,7 @@ func TestVerifyChainVtrustWeights(t *testing.T) {
 	if rep.Commitments == nil || *rep.Commitments != len(ks) {
 		t.Fatalf("commitments %v in %s, want %d checked", rep.Commitments, out, len(ks))
 	}
-	if rep.Network == nil || rep.Network.Genesis != record.Hash(genesis) || rep.Network.Netuid != params.Netuid {
+	if rep.Network == nil || *rep.Network != net {
 		t.Fatalf("verify --chain: network %v, want the chain's", rep.Network)
 	}
 	out, _ = runCLI(t, "verify", "--data", dir, "--no-reexec", "--json")
