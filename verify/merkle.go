@@ -48,8 +48,10 @@ func rootOf(r *compact.Range) record.Hash {
 	return h
 }
 
-func appendLeaf(r *compact.Range, transcript cid.Cid) {
-	if err := r.Append(leafHash(transcript), nil); err != nil {
+// appendLeaf appends transcript's leaf; visit, if not nil, is called with
+// the leaf and each node it completes.
+func appendLeaf(r *compact.Range, transcript cid.Cid, visit compact.VisitFn) {
+	if err := r.Append(leafHash(transcript), visit); err != nil {
 		// Append fails only for a hash of the wrong size, never here.
 		panic(fmt.Sprintf("verify: merkle append: %v", err))
 	}

@@ -54,22 +54,6 @@ func TestFromHeightAndValidator(t *testing.T) {
 	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 1}), ks[1], 1, blk.CID, 0, "do not match")
 }
 
-// TestFromHeightChecksFrontier: the stored Merkle nodes a --from audit
-// starts from must give the signed root of the block before. With five
-// transcripts a block, block 1's log (size 10) has the frontier [0,8)
-// [8,10); the head's (size 15) does not use node [8,10), so the store
-// opens and only verify's check can notice.
-func TestFromHeightChecksFrontier(t *testing.T) {
-	t.Parallel()
-	dir, ks := build(t, small)
-	if err := ledgertest.SetNode(dir, ks[0].Public(), 1, 4, record.Hash{1}); err != nil {
-		t.Fatal(err)
-	}
-	v := ks[0].Public()
-	blk, _ := stored(t, dir, ks[0], 1)
-	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2}), ks[0], 1, blk.CID, -1, "stored frontier of size 10")
-}
-
 // TestDuplicateChallenge feeds the core a chain (signed, consistent) whose
 // second block reuses a challenge of the first: the store refuses to hold
 // one, so the core is driven directly.

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ipfs/go-cid"
@@ -14,7 +15,9 @@ import (
 // ProveInclusion builds the inclusion proof of transcript c in its
 // validator's log at the latest checkpoint, and checks it before
 // returning it, so a store whose nodes disagree with its blocks yields an
-// error rather than a proof that fails elsewhere.
+// error rather than a proof that fails elsewhere. ledger.ErrNotFound is
+// for a transcript the store does not hold; a store that holds it and
+// cannot prove it is ledger.ErrCorrupt, a node missing included.
 func ProveInclusion(s *ledger.Store, c cid.Cid) (*proofs.InclusionProof, error) {
 	t, err := s.Transcript(c)
 	if err != nil {
@@ -23,15 +26,15 @@ func ProveInclusion(s *ledger.Store, c cid.Cid) (*proofs.InclusionProof, error) 
 	v := t.Ref.Validator
 	head, err := s.Head(v)
 	if err != nil {
-		return nil, err
+		return nil, damaged(err)
 	}
 	blk, err := s.Block(head.Block.CID)
 	if err != nil {
-		return nil, err
+		return nil, damaged(err)
 	}
 	path, err := s.InclusionProof(v, t.Ref.Leaf, blk.Checkpoint.Size)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: the store's proof of %s: %v", ledger.ErrCorrupt, c, err)
 	}
 	hashes, err := hashArrays(path)
 	if err != nil {
@@ -40,13 +43,15 @@ func ProveInclusion(s *ledger.Store, c cid.Cid) (*proofs.InclusionProof, error) 
 	p := &proofs.InclusionProof{Type: proofs.InclusionType, Transcript: t.Raw, CID: c.String(), LeafIndex: t.Ref.Leaf,
 		TreeSize: blk.Checkpoint.Size, Hashes: hashes, Block: blk.Raw}
 	if _, err := p.Verify(); err != nil {
-		return nil, fmt.Errorf("the store's proof of %s does not verify: %w", c, err)
+		return nil, fmt.Errorf("%w: the store's proof of %s does not verify (run ledger verify to find the damage): %v", ledger.ErrCorrupt, c, err)
 	}
 	return p, nil
 }
 
 // ProveConsistency builds the consistency proof between v's checkpoints at
-// heights from and to, checked like ProveInclusion's.
+// heights from and to, checked like ProveInclusion's: ledger.ErrNotFound
+// for a block the store does not hold, ledger.ErrCorrupt for a proof it
+// cannot build from the nodes it holds, or that does not verify.
 func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*proofs.ConsistencyProof, error) {
 	if from > to {
 		return nil, fmt.Errorf("consistency from height %d to %d: the first must not be above the second", from, to)
@@ -63,7 +68,7 @@ func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*proo
 	if n1, n2 := older.Checkpoint.Size, newer.Checkpoint.Size; n1 > 0 && n1 < n2 {
 		path, err := s.ConsistencyProof(v, n1, n2)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: the store's consistency proof of %s from height %d to %d: %v", ledger.ErrCorrupt, v, from, to, err)
 		}
 		if hashes, err = hashArrays(path); err != nil {
 			return nil, err
@@ -74,7 +79,7 @@ func ProveConsistency(s *ledger.Store, v keys.PublicKey, from, to uint64) (*proo
 	}
 	p := &proofs.ConsistencyProof{Type: proofs.ConsistencyType, Older: older.Raw, Newer: newer.Raw, Hashes: hashes}
 	if _, err := p.Verify(); err != nil {
-		return nil, fmt.Errorf("the store's consistency proof of %s from height %d to %d does not verify: %w", v, from, to, err)
+		return nil, fmt.Errorf("%w: the store's consistency proof of %s from height %d to %d does not verify (run ledger verify to find the damage): %v", ledger.ErrCorrupt, v, from, to, err)
 	}
 	return p, nil
 }
@@ -88,4 +93,14 @@ func hashArrays(hs [][]byte) ([]record.Hash, error) {
 		copy(out[i][:], h)
 	}
 	return out, nil
+}
+
+// damaged is err, which the store returned for what it must hold (the
+// head of a chain whose transcript it holds), as ErrCorrupt when it says
+// the data is not found.
+func damaged(err error) error {
+	if errors.Is(err, ledger.ErrNotFound) {
+		return fmt.Errorf("%w: %v", ledger.ErrCorrupt, err)
+	}
+	return err
 }

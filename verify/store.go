@@ -70,44 +70,8 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 		if scope.From > h.Height {
 			continue
 		}
-		start, err := storeStart(s, h.Validator, scope.From)
-		if err := vf.StartChain(h.Validator, start); err != nil {
+		if err := verifyStoreChain(vf, s, h, scope.From, src); err != nil {
 			return Report{}, err
-		}
-		if err != nil {
-			vf.SourceError(scope.From-1, cid.Undef, err)
-			continue
-		}
-		pos := scope.From
-		for ref, err := range s.BlockRefs(h.Validator, scope.From) {
-			if err == nil && pos > h.Height {
-				break // appended after the audit started
-			}
-			if err == nil {
-				err = s.ReadObject(ref.CID, func(raw []byte) error {
-					vf.block(raw, ref.CID, nil, src)
-					return nil
-				})
-			}
-			if err != nil {
-				_, last, ok := vf.Head()
-				next := scope.From
-				if ok {
-					next = last + 1
-				}
-				vf.SourceError(next, linkTo(s, h.Validator, next), fmt.Errorf("read block: %w", err))
-				break
-			}
-			pos++
-			if vf.Failed() {
-				break
-			}
-		}
-		if vf.Failed() {
-			continue
-		}
-		if c, last, ok := vf.Head(); !ok || last != h.Height || !c.Equals(h.CID) {
-			vf.SourceError(h.Height, h.CID, fmt.Errorf("the head is block %s at height %d, but the chain's blocks end before it", h.CID, h.Height))
 		}
 	}
 	for p, err := range s.ForkProofs() {
@@ -139,6 +103,64 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 	return vf.Report(), nil
 }
 
+// verifyStoreChain feeds vf the chain of h from height from on, its
+// stored Merkle nodes held to the log it recomputes. The error is for a
+// store that cannot be read at all.
+func verifyStoreChain(vf *Verifier, s *ledger.Store, h ChainHead, from uint64, src source) error {
+	nodes, err := s.NewNodeReader(h.Validator)
+	if err != nil {
+		return err
+	}
+	defer nodes.Close()
+	start, err := storeStart(s, h.Validator, from)
+	start.Nodes = nodes
+	if err := vf.StartChain(h.Validator, start); err != nil {
+		return err
+	}
+	var damaged *frontierError
+	switch {
+	case errors.As(err, &damaged):
+		vf.failChain(Failure{Transcript: -1, Reason: fmt.Sprintf("%svalidator %s's log: %v, so the audit cannot start at height %d", storeDamage, h.Validator, err, from)})
+		return nil
+	case err != nil:
+		vf.SourceError(from-1, cid.Undef, err)
+		return nil
+	}
+	pos := from
+	for ref, err := range s.BlockRefs(h.Validator, from) {
+		if err == nil && pos > h.Height {
+			break // appended after the audit started
+		}
+		if err == nil {
+			err = s.ReadObject(ref.CID, func(raw []byte) error {
+				vf.block(raw, ref.CID, nil, src)
+				return nil
+			})
+		}
+		if err != nil {
+			_, last, ok := vf.Head()
+			next := from
+			if ok {
+				next = last + 1
+			}
+			vf.SourceError(next, linkTo(s, h.Validator, next), fmt.Errorf("read block: %w", err))
+			break
+		}
+		pos++
+		if vf.Failed() {
+			break
+		}
+	}
+	if vf.Failed() {
+		return nil
+	}
+	if c, last, ok := vf.Head(); !ok || last != h.Height || !c.Equals(h.CID) {
+		vf.SourceError(h.Height, h.CID, fmt.Errorf("the head is block %s at height %d, but the chain's blocks end before it", h.CID, h.Height))
+	}
+	vf.EndChain()
+	return nil
+}
+
 // storeStart is Genesis for from 0; otherwise the state after the signed
 // block at from-1, its format and network included.
 func storeStart(s *ledger.Store, v keys.PublicKey, from uint64) (Start, error) {
@@ -160,7 +182,7 @@ func storeStart(s *ledger.Store, v keys.PublicKey, from uint64) (Start, error) {
 	}
 	frontier, err := s.Frontier(v, parent.Checkpoint.Size)
 	if err != nil {
-		return Genesis(), fmt.Errorf("frontier at size %d: %w", parent.Checkpoint.Size, err)
+		return Genesis(), &frontierError{size: parent.Checkpoint.Size, err: err}
 	}
 	return Start{Height: from, Prev: parent.CID, TimeMS: parent.TimeMS, Anchor: parent.Anchor,
 		Size: parent.Checkpoint.Size, Frontier: frontier, Root: parent.Checkpoint.Root, Anchors: storeAnchors(s, v, from-1),
@@ -176,3 +198,17 @@ func linkTo(s *ledger.Store, v keys.PublicKey, height uint64) cid.Cid {
 	}
 	return next.Prev.Cid
 }
+
+// frontierError is a frontier the store cannot give: its nodes or leaves
+// are missing or not hashes, which is the store's damage, not the signed
+// block's.
+type frontierError struct {
+	size uint64
+	err  error
+}
+
+func (e *frontierError) Error() string {
+	return fmt.Sprintf("the store cannot give its frontier at size %d (%s): %v", e.size, frontierNodes(e.size), e.err)
+}
+
+func (e *frontierError) Unwrap() error { return e.err }

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ var storeKinds = []tamperKind{
 	{"store/delete-height-index", 1, storeDeleteKey(isTable('b'))},
 	{"store/flip-frontier", 1, storeFlipKey(func(fx *tamperFixture, k string) bool { return fx.frontier[k] })},
 	{"store/flip-meta", 1, storeFlipKey(func(_ *tamperFixture, k string) bool { return k[0] == 0 })},
+	{"store/flip-node", 1, storeFlipNode},
 	{"store/flip-derived-index", 2, storeFlipDerived},
 }
 
@@ -168,12 +170,31 @@ func storeDeleteKey(match func(*tamperFixture, string) bool) func(*tamperCase) (
 	}
 }
 
+// storeFlipNode flips bits in a stored Merkle node off the heads'
+// frontiers, which the store's open does not read: the audit holds every
+// stored node to the log it recomputes (B9), and reports the damage as
+// the store's, naming the node, with the chains' blocks all checked.
+func storeFlipNode(c *tamperCase) (string, error) {
+	key := c.pickKey(func(fx *tamperFixture, k string) bool { return k[0] == 'n' && !fx.frontier[k] })
+	dir := c.copyCompacted()
+	value, bits := c.flipValue(c.fx.kv[key], 0)
+	c.set(dir, key, value)
+	c.describe("node key %x bits %v", key, bits)
+	v := c.verifyStore(dir)
+	level, index := uint(key[33]), binary.BigEndian.Uint64([]byte(key[34:]))
+	class, err := expectText(v, fmt.Sprintf("store damage: the store's Merkle node at level %d index %d of validator ", level, index))
+	if err == nil && (len(v.rep.Failures) != 1 || v.rep.Failures[0].Validator != "") {
+		return class, fmt.Errorf("failures %v, want the store's damage only", v)
+	}
+	return class, err
+}
+
 // storeFlipDerived flips bits in an entry of a derived index that verify
 // does not read, and checks that this is exactly so: the class is for
 // these keys only, and if verify ever reads them the prediction fails.
 func storeFlipDerived(c *tamperCase) (string, error) {
 	key := c.pickKey(func(fx *tamperFixture, k string) bool {
-		return strings.IndexByte("cmdl", k[0]) >= 0 || k[0] == 'n' && !fx.frontier[k]
+		return strings.IndexByte("cmdl", k[0]) >= 0
 	})
 	to := len(c.fx.kv[key])
 	if c.fx.frontier[key] {

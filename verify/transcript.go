@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ipfs/go-cid"
+	"github.com/transparency-dev/merkle/compact"
 
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/codec"
@@ -294,7 +295,11 @@ func (vf *Verifier) transcript(b *record.Block, index int, it *item) error {
 	if err := vf.checkSeed(b, t); err != nil {
 		return err
 	}
-	appendLeaf(ch.tree, b.Transcripts[index].Cid)
+	var visit compact.VisitFn
+	if ch.nodes != nil {
+		visit = ch.nodes.visit
+	}
+	appendLeaf(ch.tree, b.Transcripts[index].Cid, visit)
 	if vf.opts.Reexecute {
 		vf.rep.Reexecuted++
 		if it.reexecErr != nil {

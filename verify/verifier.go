@@ -69,6 +69,11 @@ type Start struct {
 	// sets the chain's).
 	Format uint64
 	Net    record.Network
+	// Nodes, if set, are the Merkle nodes the source stores for the
+	// chain's log (a store's): each node the recomputed log completes is
+	// held to them once its block passes B8, and a mismatch is the
+	// store's failure, not the chain's (B9).
+	Nodes StoredNodes
 }
 
 // Genesis is the start of a whole chain.
@@ -99,6 +104,8 @@ type chainState struct {
 	format uint64
 	tree   *compact.Range
 	seeds  *seedState
+	// nodes is nil unless the source stores the log's nodes.
+	nodes *nodeCheck
 }
 
 // New returns a Verifier.
@@ -120,11 +127,19 @@ func (vf *Verifier) StartChain(v keys.PublicKey, from Start) error {
 		return fmt.Errorf("start chain of %s at height %d: %w", v, from.Height, err)
 	}
 	vf.ch = &chainState{v: v, next: from.Height, prev: from.Prev, timeMS: from.TimeMS, anchor: from.Anchor, format: from.Format, tree: tree, seeds: newSeedState(v, vf.opts.Challenges, from.Anchors)}
+	if from.Nodes != nil {
+		vf.ch.nodes = &nodeCheck{stored: from.Nodes}
+	}
 	vf.rep.Chains++
 	if from.Height > 0 {
 		vf.ch.seeds.observe(from.Anchor)
 		if got := rootOf(tree); got != from.Root {
-			vf.failChain(blockFailure(v, from.Height-1, from.Prev, -1, "%v: the stored frontier of size %d gives root %s, the signed block says %s", ledger.ErrBadCheckpoint, from.Size, got, from.Root))
+			// The block is signed and the store took it for its log's
+			// checkpoint when it stored it (store.md): the nodes the
+			// frontier was read from are what is wrong, or a block below
+			// the audit, which a full audit tells apart.
+			vf.failChain(Failure{Transcript: -1, Reason: fmt.Sprintf("%svalidator %s's log: the store's Merkle nodes of its frontier at size %d (%s) give root %s, but the signed block %s at height %d says %s, so the audit cannot start at height %d; verify without --from to find the node or block at fault",
+				storeDamage, v, from.Size, frontierNodes(from.Size), got, from.Prev, from.Height-1, from.Root, from.Height)})
 		} else if from.Format == record.BlockFormat {
 			if err := vf.checkNetwork(from.Net); err != nil {
 				vf.failChain(blockFailure(v, from.Height-1, from.Prev, -1, "%v", err))
@@ -219,6 +234,9 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, pre *preread, src source) {
 	}
 	vf.rep.Blocks++
 	vf.rep.Bytes += int64(len(raw))
+	if ch.nodes != nil {
+		ch.nodes.pending = ch.nodes.pending[:0]
+	}
 	// Failures name the height the block stands at in the chain, which is
 	// the height it claims unless that claim is what is wrong.
 	fail := func(format string, args ...any) {
@@ -264,6 +282,11 @@ func (vf *Verifier) block(raw []byte, c cid.Cid, pre *preread, src source) {
 		fail("%v: block says size %d root %s, its log recomputed is size %d root %s",
 			ledger.ErrBadCheckpoint, blk.Checkpoint.Size, blk.Checkpoint.Root, got.Size, got.Root)
 		return
+	}
+	if ch.nodes != nil {
+		if f := ch.nodes.blockPassed(ch.v, blk.Height, c); f != nil {
+			vf.rep.fail(*f)
+		}
 	}
 	ch.blocks++
 	ch.next = blk.Height + 1

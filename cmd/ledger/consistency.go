@@ -56,7 +56,7 @@ proof. Check it with ledger verify-proof.` + outReplacedHelp + exitCodesHelp,
 				return usageError{err.Error()}
 			}
 			if err != nil {
-				return err
+				return proofFailed(err)
 			}
 			return po.write(cmd.OutOrStdout(), p)
 		},

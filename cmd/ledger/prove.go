@@ -57,7 +57,7 @@ Anyone can check either with ledger verify-proof, without a store.` + outReplace
 				return usageError{fmt.Sprintf("transcript %s: not in this store", c)}
 			}
 			if err != nil {
-				return err
+				return proofFailed(err)
 			}
 			return po.write(cmd.OutOrStdout(), p)
 		},
@@ -290,4 +290,15 @@ func (o *proofOut) discard() {
 	if o.file != nil {
 		o.file.discard()
 	}
+}
+
+// proofFailed is err of a store that holds what a proof is asked of but
+// cannot prove it (its Merkle nodes disagree with its blocks): a failed
+// check of the store (exit 1), which ledger verify locates, not bad usage
+// or unreadable input.
+func proofFailed(err error) error {
+	if errors.Is(err, ledger.ErrCorrupt) {
+		return checkFailed{err.Error()}
+	}
+	return err
 }

@@ -72,6 +72,7 @@ var (
 	HeadKey   = func(v keys.PublicKey) []byte { return layout.HeadKey(v) }
 	BlockKey  = func(v keys.PublicKey, h uint64) []byte { return layout.BlockKey(v, h) }
 	LeafKey   = func(v keys.PublicKey, i uint64) []byte { return layout.LeafKey(v, i) }
+	NodeKey   = func(v keys.PublicKey, level uint, i uint64) []byte { return layout.NodeKey(v, level, i) }
 	ObjectKey = func(c cid.Cid) []byte { return layout.ObjectKey(c.Bytes()) }
 )
 

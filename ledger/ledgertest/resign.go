@@ -23,7 +23,9 @@ import (
 //
 // The new block is installed at height under its own CID; the blocks
 // above still link the old one, so height must be below the head (the
-// store checks its head when it opens). It returns the CIDs of the new
+// store checks its head when it opens). The stored Merkle nodes stay the
+// old log's: an audit that passes the new block finds those it completes
+// over the edited leaf damaged. It returns the CIDs of the new
 // block and transcript.
 func ReplaceTranscript(dir string, k *keys.Hotkey, height uint64, index int, edit func(*record.Transcript)) (block, transcript cid.Cid, err error) {
 	v := k.Public()

@@ -1,0 +1,141 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/ipfs/go-cid"
+	"github.com/transparency-dev/merkle/compact"
+
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger/record"
+)
+
+// StoredNodes is what a source stores of a chain's Merkle tree: a store's
+// ledger.NodeReader. The verifier computes each log with its own compact
+// range (B8) and never reads stored nodes for that; it holds the stored
+// ones to the nodes its range completes instead (B9), since proofs are
+// built from them (spec/verify.md).
+type StoredNodes interface {
+	// Node returns the node stored at level (1 or more) and index, ok
+	// false if none is.
+	Node(level uint, index uint64) (h record.Hash, ok bool, err error)
+	// Stray describes a node key stored beyond what a log of size has
+	// completed, "" if there is none.
+	Stray(size uint64) (string, error)
+}
+
+// completedNode is a node of level 1 or more that appending a leaf
+// completed, held until its block passes B8.
+type completedNode struct {
+	id   compact.NodeID
+	hash record.Hash
+}
+
+// nodeCheck holds a chain's stored nodes to the ones its recomputed log
+// completes. It reports the first mismatch as the store's damage, not the
+// validator's: the chain's signed blocks are what they are, and the chain
+// goes on being checked.
+type nodeCheck struct {
+	stored  StoredNodes
+	pending []completedNode
+	// damaged is set once a mismatch is reported: one per chain.
+	damaged bool
+}
+
+// visit is the compact range's visitor: it keeps the nodes above the
+// leaves.
+func (nc *nodeCheck) visit(id compact.NodeID, hash []byte) {
+	if id.Level == 0 {
+		return
+	}
+	n := completedNode{id: id}
+	copy(n.hash[:], hash)
+	nc.pending = append(nc.pending, n)
+}
+
+// blockPassed compares the nodes the block at height (CID c) completed
+// with the stored ones; it returns the failure of the first that differs.
+func (nc *nodeCheck) blockPassed(v keys.PublicKey, height uint64, c cid.Cid) *Failure {
+	pending := nc.pending
+	nc.pending = nc.pending[:0]
+	if nc.damaged {
+		return nil
+	}
+	for _, n := range pending {
+		level, index := n.id.Level, n.id.Index
+		got, ok, err := nc.stored.Node(level, index)
+		var reason string
+		switch {
+		case err != nil:
+			reason = fmt.Sprintf("the store's Merkle node at level %d index %d of validator %s's log cannot be read: %v", level, index, v, err)
+		case !ok:
+			reason = fmt.Sprintf("the store holds no Merkle node at level %d index %d of validator %s's log, which block %s at height %d completed", level, index, v, c, height)
+		case got != n.hash:
+			reason = fmt.Sprintf("the store's Merkle node at level %d index %d of validator %s's log does not match the log: it holds %s, the chain's transcripts up to block %s at height %d give %s", level, index, v, got, c, height, n.hash)
+		default:
+			continue
+		}
+		return nc.fail(reason)
+	}
+	return nil
+}
+
+// chainEnded looks for nodes stored beyond the log of size the chain's
+// last verified block commits to.
+func (nc *nodeCheck) chainEnded(v keys.PublicKey, size uint64) *Failure {
+	if nc.damaged {
+		return nil
+	}
+	stray, err := nc.stored.Stray(size)
+	switch {
+	case err != nil:
+		return nc.fail(fmt.Sprintf("the store's Merkle nodes of validator %s's log cannot be read: %v", v, err))
+	case stray != "":
+		return nc.fail(fmt.Sprintf("the store holds %s in validator %s's log, which has %d transcripts", stray, v, size))
+	}
+	return nil
+}
+
+func (nc *nodeCheck) fail(reason string) *Failure {
+	nc.damaged = true
+	return &Failure{Transcript: -1, Reason: storeDamage + reason}
+}
+
+// storeDamage starts the reason of a failure of the store's own data,
+// which no signed block vouches for: not the fault of a validator, whose
+// field the failure leaves empty.
+const storeDamage = "store damage: "
+
+// frontierNodes names the nodes of the compact range [0, size), which the
+// store reads to give its frontier at that size: a leaf's hash comes from
+// the leaf table, the others are stored nodes.
+func frontierNodes(size uint64) string {
+	s := ""
+	for i, id := range compact.RangeNodes(0, size, nil) {
+		if i > 0 {
+			s += ", "
+		}
+		if id.Level == 0 {
+			s += fmt.Sprintf("leaf %d", id.Index)
+		} else {
+			s += fmt.Sprintf("level %d index %d", id.Level, id.Index)
+		}
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// EndChain ends the current chain: with stored nodes (Start.Nodes), it
+// looks for nodes stored beyond the log its last verified block commits
+// to, unless the chain failed (its later nodes were never compared).
+func (vf *Verifier) EndChain() {
+	ch := vf.ch
+	if ch == nil || ch.failed || ch.nodes == nil {
+		return
+	}
+	if f := ch.nodes.chainEnded(ch.v, ch.tree.End()); f != nil {
+		vf.rep.fail(*f)
+	}
+}
