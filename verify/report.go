@@ -94,6 +94,16 @@ type Report struct {
 	// recorded one, else its first format-2 block's; nil when it holds no
 	// format-2 block and none was asserted (format-1 blocks name none).
 	Network *record.Network `json:"network,omitempty"`
+	// BelowFrom lists the chains a store audit from a height (StoreScope.
+	// From) did not check because they end below it, in validator order;
+	// nil without From. Chains counts the others only.
+	BelowFrom []ChainEnd `json:"chains_below_from,omitempty"`
+}
+
+// ChainEnd is a chain by its validator and the height of its head.
+type ChainEnd struct {
+	Validator string `json:"validator"`
+	Height    uint64 `json:"height"`
 }
 
 func (r *Report) fail(f Failure) {

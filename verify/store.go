@@ -66,8 +66,10 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 	rs := newReaders(s)
 	defer rs.close()
 	src := source{fetch: s.Object, visit: rs.visit}
+	var below []ChainEnd
 	for _, h := range heads {
 		if scope.From > h.Height {
+			below = append(below, ChainEnd{Validator: h.Validator.String(), Height: h.Height})
 			continue
 		}
 		if err := verifyStoreChain(vf, s, h, scope.From, src); err != nil {
@@ -100,7 +102,9 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 		}
 		vf.ForkProof(p.Raw, p.CID)
 	}
-	return vf.Report(), nil
+	rep := vf.Report()
+	rep.BelowFrom = below
+	return rep, nil
 }
 
 // verifyStoreChain feeds vf the chain of h from height from on, its

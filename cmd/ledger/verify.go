@@ -157,7 +157,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 	f.StringVar(&carFile, "car", "", "archive written by ledger export (- for standard input)")
 	f.StringVar(&chainSpec, "chain", "", "also hold every validator's on-chain commitment to its chain in the store")
 	f.StringVar(&validator, "validator", "", "verify only this validator's chain (SS58 hotkey)")
-	f.Uint64Var(&from, "from", 0, "first height to verify (the state before it comes from the signed block below); above every head is a usage error")
+	f.Uint64Var(&from, "from", 0, "first height to verify (the state before it comes from the signed block below); chains that end below it are listed, not checked; above every head is a usage error")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.BoolVar(&noReexec, "no-reexec", false, "skip re-executing transcripts through their environments")
 	f.StringVar(&genesis, "genesis", "", "assert the ledger's chain: the hash of its genesis block, 64 hex (with --netuid, its whole network)")
@@ -356,6 +356,9 @@ func printVerifyReport(w io.Writer, r verify.Report) {
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s, %s in %.2f s\n", status, plural(r.Chains, "chain"), plural(r.Blocks, "block"),
 		plural(r.Transcripts, "transcript"), plural(int(r.Bytes), "byte"), r.Seconds)
+	if len(r.BelowFrom) > 0 {
+		fmt.Fprintf(w, "not checked: %s below --from: %s\n", chainsEnd(len(r.BelowFrom)), belowFrom(r.BelowFrom))
+	}
 	if r.Network != nil {
 		fmt.Fprintf(w, "network: netuid %d of the chain of genesis hash %s\n", r.Network.Netuid, r.Network.Genesis)
 	} else {
@@ -371,4 +374,21 @@ func printVerifyReport(w io.Writer, r verify.Report) {
 	for _, f := range r.Failures {
 		fmt.Fprintln(w, "FAIL", f)
 	}
+}
+
+// chainsEnd is "1 chain ends" or "N chains end".
+func chainsEnd(n int) string {
+	if n == 1 {
+		return "1 chain ends"
+	}
+	return fmt.Sprintf("%d chains end", n)
+}
+
+// belowFrom lists chains that end below --from by validator and head.
+func belowFrom(ends []verify.ChainEnd) string {
+	parts := make([]string, len(ends))
+	for i, e := range ends {
+		parts[i] = fmt.Sprintf("validator %s (head at height %d)", e.Validator, e.Height)
+	}
+	return strings.Join(parts, ", ")
 }

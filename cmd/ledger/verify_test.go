@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,10 +16,12 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
+	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
@@ -406,5 +410,57 @@ func TestVerifyChainBeforeAudit(t *testing.T) {
 		if code != exitUsage || strings.Contains(errs, "--data") || !strings.Contains(errs, spec) {
 			t.Errorf("--chain %s: exit %d, %q %q; want exit 2 naming the chain before the store", spec, code, out, errs)
 		}
+	}
+}
+
+// TestVerifyFromNamesChainsBelow: with --from H, chains that end below H
+// are not checked; the audit says which (text and JSON) rather than count
+// only the others, as if the store held no more.
+func TestVerifyFromNamesChainsBelow(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := verifytest.Build(s, verifytest.Spec{Validators: 4, PerBlock: 2, Lengths: []int{2, 5, 1, 3}, Envs: []string{"mult8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Heads at heights 1, 4, 0 and 2: --from 3 checks validator 1's
+	// chain only. Chains are listed in the store's order, by public key.
+	var wantJSON []verify.ChainEnd
+	var names []string
+	for _, i := range []int{0, 2, 3} {
+		wantJSON = append(wantJSON, verify.ChainEnd{Validator: ks[i].Public().String(), Height: []uint64{1, 4, 0, 2}[i]})
+	}
+	slices.SortFunc(wantJSON, func(a, b verify.ChainEnd) int {
+		x, _ := keys.ParseSS58(a.Validator)
+		y, _ := keys.ParseSS58(b.Validator)
+		return bytes.Compare(x[:], y[:])
+	})
+	for _, e := range wantJSON {
+		names = append(names, fmt.Sprintf("validator %s (head at height %d)", e.Validator, e.Height))
+	}
+	code, out, errs := ledgerRun(t, "verify", "--data", dir, "--from", "3", "--no-reexec")
+	want := "not checked: 3 chains end below --from: " + strings.Join(names, ", ")
+	if code != 0 || !strings.Contains(out, "ok: 1 chain, 2 blocks") || !strings.Contains(out, want) {
+		t.Fatalf("verify --from 3: exit %d, %s %s; want ok for 1 chain and %q", code, out, errs, want)
+	}
+	code, out, errs = ledgerRun(t, "verify", "--data", dir, "--from", "3", "--no-reexec", "--json")
+	var rep verify.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 {
+		t.Fatalf("verify --from 3 --json: exit %d, %v: %s %s", code, err, out, errs)
+	}
+	if rep.Chains != 1 || !slices.Equal(rep.BelowFrom, wantJSON) {
+		t.Fatalf("chains %d, chains_below_from %+v; want 1 and %+v", rep.Chains, rep.BelowFrom, wantJSON)
+	}
+	// Without --from, or with every chain reaching it, nothing is listed.
+	code, out, _ = ledgerRun(t, "verify", "--data", dir, "--no-reexec", "--json")
+	if code != 0 || strings.Contains(out, "chains_below_from") {
+		t.Fatalf("verify --json without --from: exit %d, %s", code, out)
 	}
 }

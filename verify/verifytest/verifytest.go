@@ -31,6 +31,9 @@ type Spec struct {
 	// Blocks per validator, each with PerBlock transcripts.
 	Blocks   int
 	PerBlock int
+	// Lengths, if set, gives validator v's chain Lengths[v] blocks instead
+	// of Blocks (v below its length): chains that end at other heights.
+	Lengths []int
 	// Envs to draw from in turn; nil for every current env.
 	Envs []string
 	// Pad pads every model reply to at least this many bytes.
@@ -87,7 +90,11 @@ func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
 		// Counters count the challenges drawn per env at one anchor,
 		// from 0 (spec/challenge-id.md).
 		counters := map[record.Anchor]map[string]uint64{}
-		for b := 0; b < spec.Blocks; b++ {
+		blocks := spec.Blocks
+		if vi < len(spec.Lengths) {
+			blocks = spec.Lengths[vi]
+		}
+		for b := 0; b < blocks; b++ {
 			anchor := BlockAnchor(b)
 			start := anchor
 			if spec.Start != nil {
