@@ -25,7 +25,8 @@ var ErrDamagedFile = errors.New("damaged store file")
 // (Pebble fails on damage there, except in the newest log, whose damage it
 // takes for a crash's torn tail: checkNewestLog tells the two apart where
 // the log says), then reads every block of every live table, each of
-// which carries a checksum.
+// which carries a checksum. A newest log that ends torn is no error; it
+// is returned, for the audit to report.
 //
 // The audit proper reads only what the signed chains link, so without
 // this a damaged block holding only derived index entries, a table's
@@ -34,51 +35,60 @@ var ErrDamagedFile = errors.New("damaged store file")
 // reads every table once, sequentially: about the audit's own I/O again.
 // In the table formats the store writes, no checksum covers a table's
 // footer; its padding, the only bytes no read looks at, must be zero.
-func CheckFiles(dir string) error {
+func CheckFiles(dir string) (*TornLog, error) {
 	manifest, err := currentManifest(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if manifest == "" {
-		return fmt.Errorf("%s holds no Pebble store (no MANIFEST marker)", dir)
+		return nil, fmt.Errorf("%s holds no Pebble store (no MANIFEST marker)", dir)
 	}
+	return checkFiles(dir)
+}
+
+func checkFiles(dir string) (*TornLog, error) {
 	// Under the store's reader lock: a writer rewrites the files read
 	// here. The MANIFEST again, as a writer may have moved on before it.
 	lock, err := ledger.ReaderFS(nil).Lock(filepath.Join(dir, "LOCK"))
 	if err != nil {
-		return fmt.Errorf("lock %s: %w", dir, err)
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
 	defer lock.Close()
-	if manifest, err = currentManifest(dir); err != nil {
-		return err
+	manifest, err := currentManifest(dir)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkManifest(dir, manifest); err != nil {
-		return err
+		return nil, err
 	}
 	db, err := pebble.Open(dir, &pebble.Options{FS: ledger.ReaderFS(nil), ReadOnly: true, ErrorIfNotExists: true, Logger: discardLog{}, EventListener: tolerateCorruption()})
 	if errors.Is(err, ledger.ErrLocked) {
-		return err
+		return nil, err
 	}
 	if err != nil {
-		return fmt.Errorf("%w: open %s (its MANIFEST, logs and tables): %v", ErrDamagedFile, dir, err)
+		if name, at, ok := replayedLog(dir, err); ok {
+			return nil, fmt.Errorf("%w: log %s: the record at byte %d is damaged or cut short, where Pebble cannot take it for a crash's torn tail (a log before the newest, or a record after it checks out): %v", ErrDamagedFile, name, at, err)
+		}
+		return nil, fmt.Errorf("%w: open %s (its MANIFEST, logs and tables): %v", ErrDamagedFile, dir, err)
 	}
 	defer db.Close()
-	if err := checkNewestLog(dir); err != nil {
-		return err
+	torn, err := checkNewestLog(dir)
+	if err != nil {
+		return nil, err
 	}
 	levels, err := db.SSTables()
 	if err != nil {
-		return fmt.Errorf("%w: list tables of %s: %v", ErrDamagedFile, dir, err)
+		return nil, fmt.Errorf("%w: list tables of %s: %v", ErrDamagedFile, dir, err)
 	}
 	for _, level := range levels {
 		for _, t := range level {
 			name := t.BackingSSTNum.String() + ".sst"
 			if err := checkTable(filepath.Join(dir, name)); err != nil {
-				return fmt.Errorf("%w: table %s: %v", ErrDamagedFile, name, err)
+				return nil, fmt.Errorf("%w: table %s: %v", ErrDamagedFile, name, err)
 			}
 		}
 	}
-	return nil
+	return torn, nil
 }
 
 func checkTable(path string) error {

@@ -44,25 +44,26 @@ func TestCheckFiles(t *testing.T) {
 		name, file string
 		edit       func([]byte) []byte
 		want       string // "" for a store that passes
+		torn       bool   // a store that passes with its newest log torn
 	}{
-		{"intact", "", nil, ""},
+		{"intact", "", nil, "", false},
 		// A flip in a table's data block that holds only keys the audit
 		// never reads would pass the audit proper.
-		{"table block", files["table"], flip(func(n int) int { return n / 3 }), files["table"]},
+		{"table block", files["table"], flip(func(n int) int { return n / 3 }), files["table"], false},
 		// The last byte of a table's footer padding, before the format
 		// version and magic (12 bytes): no checksum covers it, and
 		// Pebble never reads it.
-		{"table footer padding", files["table"], flip(func(n int) int { return n - 13 }), files["table"] + ": footer padding byte"},
+		{"table footer padding", files["table"], flip(func(n int) int { return n - 13 }), files["table"] + ": footer padding byte", false},
 		// A flip in the newest log's first record: Pebble takes it for
 		// a torn tail and drops every record after it.
-		{"newest log record", files["log"], flip(func(int) int { return 20 }), files["log"] + ": the record at byte 0 is damaged"},
-		{"newest log trailer", files["log"], flip(func(n int) int { return n - 1 }), ""},
-		{"newest log cut, as a crash leaves it", files["log"], func(b []byte) []byte { return b[:len(b)/2] }, ""},
+		{"newest log record", files["log"], flip(func(int) int { return 20 }), files["log"] + ": the record at byte 0 is damaged", false},
+		{"newest log trailer", files["log"], flip(func(n int) int { return n - 1 }), "", false},
+		{"newest log cut, as a crash leaves it", files["log"], func(b []byte) []byte { return b[:len(b)/2] }, "", true},
 		// Pebble ends the MANIFEST at the first record that does not
 		// check out, wherever it is.
-		{"manifest record", files["manifest"], flip(func(int) int { return 9 }), files["manifest"] + ": the record at byte 0"},
+		{"manifest record", files["manifest"], flip(func(int) int { return 9 }), files["manifest"] + ": the record at byte 0", false},
 	}
-	if err := verify.CheckFiles(t.TempDir()); err == nil || errors.Is(err, verify.ErrDamagedFile) {
+	if _, err := verify.CheckFiles(t.TempDir()); err == nil || errors.Is(err, verify.ErrDamagedFile) {
 		t.Fatalf("CheckFiles of an empty directory: %v, want an error that is not about damage", err)
 	}
 	for _, tc := range cases {
@@ -79,10 +80,14 @@ func TestCheckFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := verify.CheckFiles(dir)
+			torn, err := verify.CheckFiles(dir)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("CheckFiles: %v", err)
+			case tc.torn && (torn == nil || torn.Log != files["log"] || torn.Offset <= 0 || torn.Offset >= torn.Size):
+				t.Fatalf("CheckFiles: torn log %+v, want %s torn within it", torn, files["log"])
+			case !tc.torn && torn != nil:
+				t.Fatalf("CheckFiles: torn log %+v, want none", torn)
 			case tc.want != "" && (!errors.Is(err, verify.ErrDamagedFile) || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("CheckFiles: %v, want ErrDamagedFile naming %q", err, tc.want)
 			}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	crerrors "github.com/cockroachdb/errors"
 	"github.com/cockroachdb/pebble/v2/record"
 )
 
@@ -24,31 +25,78 @@ import (
 // were durable and acknowledged. A log that was closed cleanly ends with
 // an end-of-file trailer, though, so a damaged record with the trailer
 // after it cannot be a torn tail. Without a trailer (a crash) the damage
-// is accepted as a torn tail, as Pebble does.
-func checkNewestLog(dir string) error {
+// is accepted as a torn tail, as Pebble does, and returned: a crash leaves
+// a log so, and so does a copy cut short, which no file of the store can
+// tell apart, so the audit says what was not replayed.
+func checkNewestLog(dir string) (*TornLog, error) {
 	name, num, err := newestLog(dir)
 	if err != nil || name == "" {
-		return err
+		return nil, err
 	}
 	path := filepath.Join(dir, name)
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	at, err := firstDamaged(newLogReader(record.NewReader, f, num))
 	if err == nil {
-		return nil
+		return nil, nil
 	}
 	data, rerr := os.ReadFile(path)
 	if rerr != nil {
-		return rerr
+		return nil, rerr
 	}
 	if i := bytes.Index(data[min(int(at)+1, len(data)):], eofTrailer(num)); i >= 0 {
-		return fmt.Errorf("%w: log %s: the record at byte %d is damaged (%v), yet the log was closed cleanly (its end-of-file trailer is at byte %d): opening the store would take the damage for a torn tail and drop every record from there on",
+		return nil, fmt.Errorf("%w: log %s: the record at byte %d is damaged (%v), yet the log was closed cleanly (its end-of-file trailer is at byte %d): opening the store would take the damage for a torn tail and drop every record from there on",
 			ErrDamagedFile, name, at, err, int(at)+1+i)
 	}
-	return nil
+	if tail := data[min(int(at), len(data)):]; len(tail) == len(eofTrailer(num)) && tail[4] == 0 && tail[5] == 0 {
+		// A chunk of no payload, where the trailer goes: the trailer
+		// itself, damaged. Every record was replayed.
+		return nil, nil
+	}
+	return &TornLog{Log: name, Offset: at, Size: int64(len(data))}, nil
+}
+
+// TornLog is a store's newest write-ahead log that ends torn: the record
+// at Offset is cut short or does not check out, and no end-of-file
+// trailer follows it, so Pebble took it for the tail a crash leaves and
+// replayed the log up to Offset only. It is no failure (a crash cannot be
+// told from a copy cut short), but the blocks written from there on, if
+// any, are not in the store the audit reads (spec/verify.md).
+type TornLog struct {
+	// Log is the file's name in the store's directory.
+	Log string `json:"log"`
+	// Offset is where the torn record starts; Size the file's length.
+	Offset int64 `json:"offset"`
+	Size   int64 `json:"size"`
+}
+
+func (t *TornLog) String() string {
+	return fmt.Sprintf("the store's log %s ends torn at byte %d (of %d): the record there is cut short or damaged, so it and whatever followed were not replayed; a crash leaves a log so, and so does a copy cut short",
+		t.Log, t.Offset, t.Size)
+}
+
+// replayedLog names the log whose replay failed in err, an error of
+// pebble.Open, and where its first damaged record starts: Pebble's error
+// says neither in its message, but carries the log's number in a detail.
+func replayedLog(dir string, err error) (name string, at int64, ok bool) {
+	for _, d := range crerrors.GetAllDetails(err) {
+		var num uint64
+		if _, serr := fmt.Sscanf(d, "replaying wal %d,", &num); serr != nil {
+			continue
+		}
+		name = fmt.Sprintf("%06d.log", num)
+		f, oerr := os.Open(filepath.Join(dir, name))
+		if oerr != nil {
+			return "", 0, false
+		}
+		defer f.Close()
+		at, rerr := firstDamaged(newLogReader(record.NewReader, f, num))
+		return name, at, rerr != nil
+	}
+	return "", 0, false
 }
 
 // checkManifest reads the store's current MANIFEST, the list of its

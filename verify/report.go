@@ -98,6 +98,9 @@ type Report struct {
 	// From) did not check because they end below it, in validator order;
 	// nil without From. Chains counts the others only.
 	BelowFrom []ChainEnd `json:"chains_below_from,omitempty"`
+	// TornLog is the store's newest write-ahead log if it ends torn
+	// (CheckFiles): no failure, but what followed was not replayed.
+	TornLog *TornLog `json:"torn_log,omitempty"`
 }
 
 // ChainEnd is a chain by its validator and the height of its head.

@@ -290,7 +290,7 @@ func tamperOptions() verify.Options {
 // directory goes: CheckFiles, OpenStore (a store that fails either is
 // refused), then every chain.
 func verifyTampered(dir string) verdict {
-	if err := verify.CheckFiles(dir); err != nil {
+	if _, err := verify.CheckFiles(dir); err != nil {
 		return verdict{refused: err}
 	}
 	s, err := verify.OpenStore(dir)

@@ -221,7 +221,8 @@ func assertChainNetwork(n record.Network, opts *verify.Options) error {
 func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, stderr io.Writer) (verify.Report, error) {
 	// The files first: damage Pebble itself would read as a torn tail
 	// (and drop) or in blocks the audit never reads is found here.
-	if err := verify.CheckFiles(dir); errors.Is(err, verify.ErrDamagedFile) {
+	torn, err := verify.CheckFiles(dir)
+	if errors.Is(err, verify.ErrDamagedFile) {
 		return verify.Report{Failures: []verify.Failure{{Transcript: -1, Reason: err.Error()}}}, nil
 	}
 	s, err := verify.OpenStore(dir)
@@ -252,6 +253,7 @@ func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, st
 	opts.Progress = func(blocks int, _ int64) { bar.Set64(int64(blocks)) }
 	rep, err := verify.VerifyStore(s, heads, scope, opts)
 	bar.Finish()
+	rep.TornLog = torn
 	return rep, err
 }
 
@@ -356,6 +358,9 @@ func printVerifyReport(w io.Writer, r verify.Report) {
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s, %s in %.2f s\n", status, plural(r.Chains, "chain"), plural(r.Blocks, "block"),
 		plural(r.Transcripts, "transcript"), plural(int(r.Bytes), "byte"), r.Seconds)
+	if r.TornLog != nil {
+		fmt.Fprintf(w, "note: %s\n", r.TornLog)
+	}
 	if len(r.BelowFrom) > 0 {
 		fmt.Fprintf(w, "not checked: %s below --from: %s\n", chainsEnd(len(r.BelowFrom)), belowFrom(r.BelowFrom))
 	}
