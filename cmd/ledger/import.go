@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/ipfs/go-cid"
 	"github.com/schollz/progressbar/v3"
@@ -30,8 +32,9 @@ every other command reads it. Nothing in the file is trusted: every section is c
 its CID, the archive's order is enforced, every block goes through the verifier (re-execution
 included unless --no-reexec) and then through the store's own checks, in height order per
 validator, and the roots must name the chains' last blocks. It stops at the first problem;
-blocks loaded before it are valid and stay. A directory that is neither a store nor a node's data
-directory must be new or empty: import does not put a store among other files.
+blocks loaded before it are valid and stay. A store it created and left empty is removed. A
+directory that is neither a store nor a node's data directory must be new or empty: import does
+not put a store among other files.
 
 --json prints {"chains", "blocks", "transcripts", "decisions", "fork_proofs", "bytes"}, where
 bytes is the records' bytes loaded, as ledger verify counts them: less than the archive's length
@@ -63,6 +66,10 @@ bytes is the records' bytes loaded, as ledger verify counts them: less than the 
 			if err != nil {
 				return usageError{fmt.Sprintf("%s: %v", name, err)}
 			}
+			made, whole, err := madeByOpen(storeAt)
+			if err != nil {
+				return err
+			}
 			s, err := ledger.Open(storeAt)
 			if err != nil {
 				return err
@@ -85,10 +92,19 @@ bytes is the records' bytes loaded, as ledger verify counts them: less than the 
 			st, err := archive.Import(s, &r, archive.ImportOptions{Check: importCheck(vf)})
 			bar.Finish()
 			kept := ""
-			if err != nil && st.Blocks > 0 {
+			switch {
+			case err != nil && st.Blocks > 0:
 				// What came before the failure passed every check, and
 				// the store keeps it.
 				kept = fmt.Sprintf(" (the store keeps the %s before it: each passed every check)", plural(st.Blocks, "block"))
+			case err != nil && made != "" && storeEmpty(s):
+				// A store this import made and left empty would pass
+				// for a ledger, as an audit of nothing would.
+				if rerr := removeMade(s, made, whole); rerr != nil {
+					kept = fmt.Sprintf(" (nothing was stored; removing the store it created at %s failed: %v)", storeAt, rerr)
+				} else {
+					kept = fmt.Sprintf(" (nothing was stored, and the store it created at %s is removed)", storeAt)
+				}
 			}
 			switch {
 			case errors.Is(err, archive.ErrMalformed):
@@ -173,4 +189,56 @@ func importCheck(vf *verify.Verifier) func(bool, []byte, cid.Cid, []archive.Sect
 		}
 		return nil
 	}
+}
+
+// madeByOpen is what opening a store at dir creates: nothing (made "")
+// if dir holds anything already; the files in dir (made dir, whole false)
+// if it is an empty directory; else the directory made (whole true), dir
+// or its topmost missing ancestor.
+func madeByOpen(dir string) (made string, whole bool, err error) {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case err == nil && len(ents) > 0:
+		return "", false, nil
+	case err == nil:
+		return dir, false, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", false, err
+	}
+	made = dir
+	for p := filepath.Dir(made); p != made; made, p = p, filepath.Dir(p) {
+		if _, err := os.Stat(p); err == nil {
+			break
+		}
+	}
+	return made, true, nil
+}
+
+// storeEmpty reports whether s holds no chain and no fork proof.
+func storeEmpty(s *ledger.Store) bool {
+	for range s.Heads() {
+		return false
+	}
+	return !holdsForkProofs(s)
+}
+
+// removeMade closes s and removes what opening it created (madeByOpen):
+// the directory made, whole, or the files made in an empty directory.
+func removeMade(s *ledger.Store, made string, whole bool) error {
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if whole {
+		return os.RemoveAll(made)
+	}
+	ents, err := os.ReadDir(made)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(made, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

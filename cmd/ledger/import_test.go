@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/binary"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -258,4 +261,59 @@ func TestArchivePathsOfTheWrongKind(t *testing.T) {
 	if _, err := os.Stat(dst); err == nil {
 		t.Errorf("import of a directory created %s", dst)
 	}
+}
+
+// TestImportOfNothingLeavesNoStore: an archive whose header is valid and
+// that holds no section fails (its roots name blocks it does not hold).
+// The store the import made for it held nothing and would pass for a
+// ledger: it is removed, whether the import made the directory or only
+// its files; a store that was there already stays as it was.
+func TestImportOfNothingLeavesNoStore(t *testing.T) {
+	t.Parallel()
+	src, _ := builtLedger(t)
+	car := filepath.Join(t.TempDir(), "ledger.car")
+	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
+		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	raw, err := os.ReadFile(car)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, k := binary.Uvarint(raw)
+	headerOnly := writeFile(t, string(raw[:k+int(n)]))
+	importFails := func(t *testing.T, dst string) string {
+		t.Helper()
+		code, out, errs := ledgerRun(t, "import", "--data", dst, "--car", headerOnly)
+		if code != exitCheckFail {
+			t.Fatalf("import of a header alone: exit %d, %s %s; want 1", code, out, errs)
+		}
+		return errs
+	}
+	t.Run("new directory", func(t *testing.T) {
+		t.Parallel()
+		parent := filepath.Join(t.TempDir(), "a")
+		errs := importFails(t, filepath.Join(parent, "b", "store"))
+		if _, err := os.Stat(parent); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(errs, "nothing was stored, and the store it created") {
+			t.Fatalf("after the failed import, %s: %v; stderr %q", parent, err, errs)
+		}
+	})
+	t.Run("empty directory", func(t *testing.T) {
+		t.Parallel()
+		dst := t.TempDir()
+		importFails(t, dst)
+		if ents, err := os.ReadDir(dst); err != nil || len(ents) != 0 {
+			t.Fatalf("after the failed import, %s holds %d files (%v), want none", dst, len(ents), err)
+		}
+	})
+	t.Run("existing store", func(t *testing.T) {
+		t.Parallel()
+		dst, _ := builtLedger(t)
+		errs := importFails(t, dst)
+		if strings.Contains(errs, "removed") {
+			t.Fatalf("import into an existing store: %q", errs)
+		}
+		if code, out, errs := ledgerRun(t, "verify", "--data", dst, "--no-reexec"); code != 0 {
+			t.Fatalf("the existing store after the failed import: exit %d, %s %s", code, out, errs)
+		}
+	})
 }

@@ -240,6 +240,11 @@ func verifyStoreDir(dir string, scope verify.StoreScope, opts verify.Options, st
 	if err != nil {
 		return verify.Report{}, err
 	}
+	if len(heads) == 0 && !holdsForkProofs(s) {
+		// Not a clean audit of nothing (spec/verify.md), as --from past
+		// every head is not.
+		return verify.Report{}, usageError{fmt.Sprintf("the store %s holds no chain: there is nothing to audit", dir)}
+	}
 	if err := checkFrom(heads, scope.From); err != nil {
 		return verify.Report{}, err
 	}
@@ -396,4 +401,12 @@ func belowFrom(ends []verify.ChainEnd) string {
 		parts[i] = fmt.Sprintf("validator %s (head at height %d)", e.Validator, e.Height)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// holdsForkProofs reports whether s lists any fork proof, readable or not.
+func holdsForkProofs(s *ledger.Store) bool {
+	for range s.ForkProofs() {
+		return true
+	}
+	return false
 }

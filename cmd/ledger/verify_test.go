@@ -515,3 +515,29 @@ func TestVerifyReportsTornLog(t *testing.T) {
 		t.Fatalf("torn_log %+v, want %s torn within its %d bytes", *tl, newest, len(b)/2)
 	}
 }
+
+// TestVerifyEmptyStore: a store that holds no chain (a node's before its
+// first block, or one a failed import left) is not a clean audit ("ok: 0
+// chains", exit 0) but bad input (exit 2) saying there is nothing to
+// audit, with --json too.
+func TestVerifyEmptyStore(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"verify", "--data", dir},
+		{"verify", "--data", dir, "--json"},
+		{"verify", "--data", filepath.Dir(dir), "--from", "3"},
+	} {
+		code, out, errs := ledgerRun(t, args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, "holds no chain: there is nothing to audit") {
+			t.Errorf("%v: exit %d, %q %q; want exit 2 saying the store holds no chain", args, code, out, errs)
+		}
+	}
+}
