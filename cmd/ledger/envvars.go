@@ -19,8 +19,23 @@ func envName(flag string) string {
 }
 
 // noEnv are the flags no variable sets: they change what a command does
-// rather than configure it.
-var noEnv = map[string]bool{"help": true, "version": true, "resume-signing": true}
+// rather than configure it, or they destroy or weaken something, which an
+// operator must ask for on the command line each time: a variable left in
+// a shell or a unit file would do it to every later run unasked.
+var noEnv = map[string]bool{
+	"help": true, "version": true,
+	// --force replaces an existing key file: the only copy of a secret.
+	"force": true,
+	// --out names the file a command replaces.
+	"out": true,
+	// --no-reexec skips the re-execution a verification is for.
+	"no-reexec": true,
+	// --password is refused as a flag; a secret has no place in either.
+	"password": true,
+	// --resume-signing lifts a halt that keeps a validator from
+	// equivocating: once, when the operator has dealt with its cause.
+	"resume-signing": true,
+}
 
 // documentEnv appends each flag's variable to its help text, on every
 // command under root.

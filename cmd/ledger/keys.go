@@ -66,10 +66,15 @@ Bittensor hotkey instead, see "ledger keys import".` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
-			if err := writeKey(out, k, force); err != nil {
+			replaced, err := writeKey(out, k, force)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote a new key file %s (mode 0600); it is the only copy of the secret\n", out)
+			if replaced {
+				fmt.Fprintf(cmd.ErrOrStderr(), "replaced the key file %s with a new key (mode 0600); the key it held is gone, and the new file is the only copy of the new secret\n", out)
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote a new key file %s (mode 0600); it is the only copy of the secret\n", out)
+			}
 			return printKey(cmd, k, out, asJSON)
 		},
 	}
@@ -173,10 +178,15 @@ usually) are not supported.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
-			if err := writeKey(out, k, force); err != nil {
+			replaced, err := writeKey(out, k, force)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote key file %s (mode 0600)\n", out)
+			if replaced {
+				fmt.Fprintf(cmd.ErrOrStderr(), "replaced the key file %s (mode 0600); the key it held is gone\n", out)
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote key file %s (mode 0600)\n", out)
+			}
 			return printKey(cmd, k, out, asJSON)
 		},
 	}
@@ -208,15 +218,21 @@ func checkKeyOut(path string) error {
 	return nil
 }
 
-func writeKey(path string, k *keys.Hotkey, force bool) error {
-	err := keys.WriteKeyFile(path, k, force)
+// writeKey writes k to path, replacing a file there only with force, and
+// reports whether it replaced one: the operator must hear that a secret
+// was thrown away, not that a file was written.
+func writeKey(path string, k *keys.Hotkey, force bool) (replaced bool, err error) {
+	// Looked at before the write: with force, the file is gone after it.
+	_, statErr := os.Lstat(path)
+	existed := statErr == nil
+	err = keys.WriteKeyFile(path, k, force)
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%w (pass --force to replace it)", err)
+		return false, fmt.Errorf("%w (pass --force to replace it)", err)
 	}
 	if errors.Is(err, keys.ErrNoHardLinks) {
-		return fmt.Errorf("%w (write the key file on another file system and move it, or, if nothing is at %s, pass --force, which only renames)", err, path)
+		return false, fmt.Errorf("%w (write the key file on another file system and move it, or, if nothing is at %s, pass --force, which only renames)", err, path)
 	}
-	return err
+	return err == nil && existed, err
 }
 
 func printKey(cmd *cobra.Command, k *keys.Hotkey, file string, asJSON bool) error {

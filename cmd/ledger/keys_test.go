@@ -310,3 +310,40 @@ func TestKeysImportRefusesURIPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysForceNotFromEnvironment: LEDGER_FORCE=true replaced the only
+// copy of a secret without --force on the command line, and said it had
+// written a new file. A variable never sets --force; the flag itself does,
+// and then the command says it replaced the file.
+func TestKeysForceNotFromEnvironment(t *testing.T) {
+	t.Setenv("LEDGER_FORCE", "true")
+	path := filepath.Join(t.TempDir(), "hotkey.json")
+	if code, _, errs := ledgerRun(t, "keys", "new", "--out", path); code != exitOK || strings.Contains(errs, "replaced") {
+		t.Fatalf("first keys new: exit %d: %s", code, errs)
+	}
+	before, _ := os.ReadFile(path)
+	for _, args := range [][]string{
+		{"keys", "new", "--out", path},
+		{"keys", "import", "--uri", "//Alice", "--out", path},
+	} {
+		code, _, errs := ledgerRun(t, args...)
+		if code != exitUsage || !strings.Contains(errs, "--force") {
+			t.Fatalf("LEDGER_FORCE=true ledger %v: exit %d: %s; want exit 2 suggesting --force", args, code, errs)
+		}
+		if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+			t.Fatalf("LEDGER_FORCE=true ledger %v replaced the key file", args)
+		}
+	}
+	for _, args := range [][]string{
+		{"keys", "new", "--out", path, "--force"},
+		{"keys", "import", "--uri", "//Alice", "--out", path, "--force"},
+	} {
+		code, _, errs := ledgerRun(t, args...)
+		if code != exitOK || !strings.Contains(errs, "replaced the key file "+path) {
+			t.Fatalf("ledger %v: exit %d: %q; want it to say it replaced the file", args, code, errs)
+		}
+	}
+	if after, _ := os.ReadFile(path); bytes.Equal(before, after) {
+		t.Fatal("--force did not replace the key")
+	}
+}
