@@ -15,9 +15,11 @@ func newRootCmd() *cobra.Command {
 hash-chained transcripts, replicates them between validators, and lets anyone
 re-execute and verify them.
 
-Every flag can also be set by an environment variable, named in its help:
-LEDGER_ and the flag in upper case (--log-level: LEDGER_LOG_LEVEL). The
-command line wins over the environment.` + exitCodesHelp,
+The node's flags, and the same flags of the commands run beside it, can also
+be set by environment variables, named in each flag's help: LEDGER_ and the
+flag in upper case (--log-level: LEDGER_LOG_LEVEL; a repeatable flag takes a
+comma-separated list). Other flags come from the command line only, which
+wins over the environment.` + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
