@@ -224,13 +224,7 @@ func (n *Node) serveStatus(addr string) error {
 		enc.Encode(st)
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(n.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if err := n.Err(); err != nil {
-			http.Error(w, "a service stopped: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
+	mux.HandleFunc("GET /healthz", n.healthz)
 	if n.cfg.Handler != nil {
 		h, err := n.cfg.Handler(n)
 		if err != nil {
