@@ -16,6 +16,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/metrics"
 	"github.com/affine-ledger/ledger/node"
 	"github.com/affine-ledger/ledger/validator"
 	"github.com/affine-ledger/ledger/vtrust"
@@ -43,6 +44,10 @@ type Config struct {
 	// across restarts (a node's driver keeps it in DataDir/epoch.json).
 	StateFile string
 	Logger    *slog.Logger
+	// Metrics, if set, counts the epochs, commitments, weights and chain
+	// errors (ledger_epoch*); nil takes the node's when the driver runs as
+	// a node.Service.
+	Metrics *metrics.Metrics
 	// OnEpoch, if set, sees every epoch's report (tests, status).
 	OnEpoch func(Report)
 }
@@ -142,6 +147,9 @@ func (d *Driver) Run(ctx context.Context, n *node.Node) error {
 	if d.cfg.StateFile == "" {
 		d.cfg.StateFile = filepath.Join(n.DataDir(), StateFile)
 	}
+	if d.cfg.Metrics == nil {
+		d.cfg.Metrics = n.Metrics()
+	}
 	if app := n.Appender(); app != nil {
 		if err := d.auditor.Record(d.recorder(ctx, app, n.Announce)); err != nil {
 			return fmt.Errorf("epoch: %w", err)
@@ -221,6 +229,20 @@ func (d *Driver) startChampion(ctx context.Context, p chain.Params, k uint64) (d
 // fails (the error is returned); without the commitment no weights are
 // written.
 func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
+	rep, err := d.step(ctx, k)
+	result := metrics.EpochNoWinner
+	switch {
+	case err != nil:
+		result = metrics.EpochFailed
+	case rep.Weights != nil:
+		result = metrics.EpochWinner
+	}
+	d.cfg.Metrics.EpochDone(k, result)
+	return rep, err
+}
+
+// step is Step, but for the metrics.
+func (d *Driver) step(ctx context.Context, k uint64) (Report, error) {
 	if k == 0 {
 		return Report{}, errors.New("epoch: epoch 0 reads nothing")
 	}
@@ -262,6 +284,7 @@ func (d *Driver) Step(ctx context.Context, k uint64) (Report, error) {
 	}
 	out := e.out
 	rep.Output, rep.Equivocators = out, e.equivocators
+	d.logWinner(k, out)
 	// The champion moves with the ledgers, whether or not this node's
 	// weight write below goes through: kept back, it would start every
 	// later epoch from another champion than its peers'.
@@ -305,10 +328,14 @@ func (d *Driver) commit(ctx context.Context, k uint64, rep *Report) error {
 	vc := chain.ValidatorCommitment{Height: h.Block.Height, Size: h.Checkpoint.Size, Root: h.Checkpoint.Root}
 	// An unchanged checkpoint is not written again: it would spend
 	// commitment space (and fees) to say nothing new.
-	if !d.committed(ctx, vc) {
+	if d.committed(ctx, vc) {
+		d.cfg.Logger.Debug("epoch: checkpoint already committed on-chain", "epoch", k, "height", vc.Height)
+	} else {
 		if err := d.cfg.Chain.SetCommitment(ctx, d.cfg.Key, vc.Fields()); err != nil {
 			return fmt.Errorf("epoch %d: commit checkpoint at height %d: %w", k, vc.Height, err)
 		}
+		d.cfg.Metrics.EpochCommitted()
+		d.cfg.Logger.Info("epoch: checkpoint committed on-chain", "epoch", k, "height", vc.Height, "transcripts", vc.Size)
 	}
 	rep.Commitment = &vc
 	return nil
@@ -337,6 +364,8 @@ func (d *Driver) writeWeights(ctx context.Context, p chain.Params, k uint64, ws 
 		if err := d.cfg.Chain.SetWeights(ctx, d.cfg.Key, w); err != nil {
 			return fmt.Errorf("set weights: %w", err)
 		}
+		d.cfg.Metrics.EpochWeights(metrics.WeightsSet)
+		d.cfg.Logger.Info("epoch: weights set", "epoch", k, "uid", ws.UIDs[0], "winner", winner.String())
 		return nil
 	}
 	salt, err := chain.NewSalt()
@@ -346,6 +375,8 @@ func (d *Driver) writeWeights(ctx context.Context, p chain.Params, k uint64, ws 
 	if err := d.commitWeights(ctx, p, k, chain.Reveal{Weights: w, Salt: salt}); err != nil {
 		return err
 	}
+	d.cfg.Metrics.EpochWeights(metrics.WeightsCommitted)
+	d.cfg.Logger.Info("epoch: weights committed, to be revealed", "epoch", k, "uid", ws.UIDs[0], "winner", winner.String())
 	rep.Committed = true
 	return nil
 }

@@ -145,8 +145,8 @@ func TestEquivocatorCannotSplitHonestValidators(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !d.complete(ctx, end) {
-				t.Errorf("observer 1 waits at block %d for the equivocator, whose fork is anchored at %d", end, forkAt)
+			if m, err := d.missing(ctx, end); err != nil || len(m) > 0 {
+				t.Errorf("observer 1 waits at block %d for %s (%v); the equivocator's fork is anchored at %d", end, missingList(m), err, forkAt)
 			}
 			for k := uint64(1); k <= forked; k++ {
 				var outs []vtrust.Output

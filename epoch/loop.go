@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/affine-ledger/ledger/chain"
+	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 )
 
 // Loop waits for each epoch boundary of the chain and runs the epoch that
@@ -104,14 +107,20 @@ func (d *Driver) tick(ctx context.Context, l *loop) {
 	}
 	// Each epoch waits until the store holds its whole window, for at
 	// most 2·settle blocks from when the driver first wanted it.
-	if !d.complete(ctx, Boundary(l.next, l.sched)) {
+	if missing, err := d.missing(ctx, Boundary(l.next, l.sched)); err != nil || len(missing) > 0 {
 		if l.waitFrom == 0 {
 			l.waitFrom = h.Number
 		}
 		if h.Number < l.waitFrom+2*settle {
 			return
 		}
-		d.cfg.Logger.Warn("epoch: computing with blocks missing", "epoch", l.next)
+		d.cfg.Metrics.EpochIncomplete()
+		if err != nil {
+			d.cfg.Logger.Warn("epoch: computing without knowing whose blocks are missing", "epoch", l.next, "err", err)
+		} else {
+			d.cfg.Logger.Warn("epoch: computing with blocks missing", "epoch", l.next,
+				"validators", len(missing), "missing", missingList(missing))
+		}
 	}
 	l.waitFrom = 0
 	// Late by whole epochs: each missed epoch still moves the
@@ -146,39 +155,80 @@ func (d *Driver) follow(ctx context.Context, l *loop) {
 	}
 }
 
-// complete reports whether the store holds, for every other validator on
-// the chain, a block anchored at or after block number end: anchors never
-// go back along a chain, so it then holds every block of theirs in the
-// window before end. A validator that appends nothing past the window
-// (idle, offline) keeps it false until the driver stops waiting; one the
-// store holds a fork proof of from before end is not waited for.
-func (d *Driver) complete(ctx context.Context, end uint64) bool {
+// missing returns the other validators on the chain the store holds no
+// block of anchored at or after block number end, each with the anchor
+// of its head: anchors never go back along a chain, so for every other
+// validator the store holds every block of the window before end. A
+// validator that appends nothing past the window (idle, offline) stays
+// missing until the driver stops waiting; one the store holds a fork
+// proof of from before end is not waited for. An error says the chain or
+// the store could not be read to tell.
+func (d *Driver) missing(ctx context.Context, end uint64) ([]missingChain, error) {
 	st, err := d.cfg.Chain.At(ctx, end)
 	if err != nil {
-		return false
+		return nil, fmt.Errorf("read the chain at block %d: %w", end, err)
 	}
 	vals, _, err := Participants(ctx, st)
 	if err != nil {
-		return false
+		return nil, err
 	}
 	// An equivocator's records are not read (Equivocators): there is
 	// nothing of it to wait for.
 	forked, err := Equivocators(d.cfg.Store, end)
 	if err != nil {
-		return false
+		return nil, err
 	}
 	self := d.cfg.Key.Public()
+	var out []missingChain
 	for _, v := range vals {
 		if v.Hotkey == self || forked[v.Hotkey] {
 			continue
 		}
 		h, err := d.cfg.Store.Head(v.Hotkey)
-		if err != nil || h.Anchor.Number < end {
-			return false
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+			out = append(out, missingChain{validator: v.Hotkey, none: true})
+		case err != nil:
+			return nil, fmt.Errorf("read the head of %s: %w", v.Hotkey, err)
+		case h.Anchor.Number < end:
+			out = append(out, missingChain{validator: v.Hotkey, anchor: h.Anchor.Number})
 		}
 	}
 	// Compute audits what arrived since the tick's own catch-up.
-	return true
+	return out, nil
+}
+
+// missingChain is a validator whose blocks up to an epoch's end the store
+// may not all hold: it holds none of it, or its head is anchored at
+// anchor, before the end.
+type missingChain struct {
+	validator keys.PublicKey
+	none      bool
+	anchor    uint64
+}
+
+// maxMissingLogged bounds the validators a log line names.
+const maxMissingLogged = 8
+
+// missingList names the validators of ms for a log line: "5F...: no
+// block; 5G...: head anchored at block 812", the first maxMissingLogged.
+func missingList(ms []missingChain) string {
+	var b strings.Builder
+	for i, m := range ms {
+		if i == maxMissingLogged {
+			fmt.Fprintf(&b, "; and %d more", len(ms)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if m.none {
+			fmt.Fprintf(&b, "%s: no block", m.validator)
+		} else {
+			fmt.Fprintf(&b, "%s: head anchored at block %d", m.validator, m.anchor)
+		}
+	}
+	return b.String()
 }
 
 // maxCatchUp bounds the missed epochs a driver computes when it falls
@@ -200,6 +250,7 @@ func (d *Driver) advance(ctx context.Context, k uint64) error {
 	if err != nil {
 		return fmt.Errorf("epoch %d: %w", k, err)
 	}
+	d.logWinner(k, e.out)
 	d.remember(p, k, e.at, e.out.Champion)
 	d.auditor.Prune(pruneBefore(p, k))
 	d.mu.Lock()

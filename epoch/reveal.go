@@ -100,6 +100,10 @@ func (d *Driver) revealDue(ctx context.Context, p chain.Params, head uint64) {
 	if sent == 0 && len(lost) == 0 {
 		return
 	}
+	if n > 0 {
+		d.cfg.Metrics.EpochRevealed(n)
+		d.cfg.Logger.Info("epoch: weights revealed", "commits", n)
+	}
 	d.mu.Lock()
 	d.revealed += n
 	for _, l := range lost {

@@ -35,6 +35,7 @@ type Metrics struct {
 	minerErrors    *prometheus.CounterVec
 	httpRequests   *prometheus.CounterVec
 	httpSeconds    *prometheus.HistogramVec
+	epoch          epochMetrics
 
 	envMu sync.Mutex
 	envs  map[string]bool
@@ -79,6 +80,7 @@ func New() *Metrics {
 	for _, w := range winners {
 		m.duelsDecided.WithLabelValues(w)
 	}
+	m.registerEpoch(f)
 	return m
 }
 
