@@ -13,6 +13,7 @@ import (
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/internal/ratelog"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -100,6 +101,8 @@ type Driver struct {
 	// override (override.go) compares and computes again with them.
 	winners map[uint64]duel.Side
 	read    map[uint64]participants
+	// chainFails rate-limits the loop's warnings of an unreadable chain.
+	chainFails ratelog.Failures
 }
 
 // New checks cfg and returns a driver. With a nil Store it can only run as

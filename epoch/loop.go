@@ -14,13 +14,15 @@ import (
 
 // Loop waits for each epoch boundary of the chain and runs the epoch that
 // begins there; it returns nil when ctx ends. An epoch that fails is
-// logged and the loop goes on with the next one.
+// logged and the loop goes on with the next one. While the chain cannot
+// be read, the loop backs off (chainRead).
 func (d *Driver) Loop(ctx context.Context) error {
 	l, err := d.start(ctx)
 	if err != nil {
 		return err
 	}
-	t := time.NewTicker(l.poll)
+	wait := l.poll
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
 		select {
@@ -28,8 +30,34 @@ func (d *Driver) Loop(ctx context.Context) error {
 			return nil
 		case <-t.C:
 		}
-		d.tick(ctx, l)
+		wait = d.chainRead(ctx, d.tick(ctx, l), l.poll, wait, time.Now())
+		t.Reset(wait)
 	}
+}
+
+// maxChainBackoff bounds the wait between two ticks while the chain
+// cannot be read: a chain back up is noticed within it, far within an
+// epoch's settle.
+const maxChainBackoff = 30 * time.Second
+
+// chainRead takes a tick's chain error (nil when the chain answered) at
+// now and returns the wait before the next tick: poll while the chain
+// answers, doubled after each failure up to maxChainBackoff. A chain node
+// that is down made the loop log "read head: connection refused" on every
+// tick, eight times a second on a fast chain; now the first failure is
+// logged, then one line a minute (ratelog), and the recovery.
+func (d *Driver) chainRead(ctx context.Context, err error, poll, wait time.Duration, now time.Time) time.Duration {
+	if ctx.Err() != nil {
+		return wait
+	}
+	if err == nil {
+		d.chainFails.OK(d.cfg.Logger, now, "epoch: chain readable again")
+		return poll
+	}
+	d.cfg.Metrics.EpochChainError()
+	next := max(poll, min(2*wait, maxChainBackoff))
+	d.chainFails.Fail(d.cfg.Logger, now, "epoch: chain unreadable, backing off", "err", err, "retry_in", next.String())
+	return next
 }
 
 // loop is where Loop stands: the chain's parameters as last read, the
@@ -77,8 +105,10 @@ func (d *Driver) start(ctx context.Context) (*loop, error) {
 // tick is one turn of Loop: it audits the peer blocks that arrived, reads
 // the head, reveals the commits due in the head's chain epoch and, when
 // the next epoch is due and its window complete (or waited for long
-// enough), runs it.
-func (d *Driver) tick(ctx context.Context, l *loop) {
+// enough), runs it. It returns the error of a failed read of the chain's
+// head or parameters, for Loop to back off; an epoch's own failures are
+// logged here.
+func (d *Driver) tick(ctx context.Context, l *loop) (chainErr error) {
 	// Peers' blocks are re-executed as they arrive, not all at the
 	// epoch's end.
 	if _, err := d.auditor.CatchUp(); err != nil {
@@ -86,19 +116,17 @@ func (d *Driver) tick(ctx context.Context, l *loop) {
 	}
 	h, err := d.cfg.Chain.Head(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
-			d.cfg.Logger.Warn("epoch: read head", "err", err)
-		}
-		return
+		return fmt.Errorf("read head: %w", err)
 	}
-	d.follow(ctx, l)
+	// A failed read keeps the last schedule for this tick.
+	chainErr = d.follow(ctx, l)
 	// A commit is revealed in one chain epoch only: while the driver
 	// waits for an epoch's window, or catches up on missed epochs one
 	// per tick, the chain epoch in which one is due may end.
 	d.revealDue(ctx, l.p, h.Number)
 	settle := l.settle
 	if h.Number < Boundary(l.next, l.sched)+settle || h.Number < settle {
-		return
+		return chainErr
 	}
 	cur := l.sched.Of(h.Number - settle)
 	if cur-l.next > maxCatchUp {
@@ -112,7 +140,7 @@ func (d *Driver) tick(ctx context.Context, l *loop) {
 			l.waitFrom = h.Number
 		}
 		if h.Number < l.waitFrom+2*settle {
-			return
+			return chainErr
 		}
 		d.cfg.Metrics.EpochIncomplete()
 		if err != nil {
@@ -134,6 +162,7 @@ func (d *Driver) tick(ctx context.Context, l *loop) {
 		d.cfg.Logger.Warn("epoch failed", "epoch", l.next, "err", err)
 	}
 	l.next++
+	return chainErr
 }
 
 // follow reads the chain's parameters again: the reveals and the next
@@ -142,17 +171,15 @@ func (d *Driver) tick(ctx context.Context, l *loop) {
 // deferred by the per-block cap or triggered early by the subnet's owner,
 // a tempo set), and any chain's tempo can change. A failed read keeps
 // the last schedule, as does one that numbers no epochs.
-func (d *Driver) follow(ctx context.Context, l *loop) {
+func (d *Driver) follow(ctx context.Context, l *loop) error {
 	p, err := d.cfg.Chain.Params(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
-			d.cfg.Logger.Warn("epoch: read chain params", "err", err)
-		}
-		return
+		return fmt.Errorf("read chain params: %w", err)
 	}
 	if s := p.Schedule(); s.Valid() {
 		l.p, l.sched = p, s
 	}
+	return nil
 }
 
 // missing returns the other validators on the chain the store holds no

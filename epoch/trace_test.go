@@ -32,6 +32,12 @@ func (l *logLines) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
 // find returns the first line whose message is msg.
 func (l *logLines) find(t *testing.T, msg string) map[string]any {
 	t.Helper()

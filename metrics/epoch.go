@@ -35,6 +35,7 @@ type epochMetrics struct {
 	weights     *prometheus.CounterVec
 	reveals     prometheus.Counter
 	incomplete  prometheus.Counter
+	chainErrors prometheus.Counter
 }
 
 func (m *Metrics) registerEpoch(f factory) {
@@ -45,6 +46,7 @@ func (m *Metrics) registerEpoch(f factory) {
 	e.weights = f.counterVec("ledger_epoch_weights_total", "Weight rows the validator wrote, by mode: set, or committed for a later reveal.", "mode")
 	e.reveals = f.counter("ledger_epoch_reveals_total", "Weight commits the validator revealed.")
 	e.incomplete = f.counter("ledger_epochs_incomplete_total", "Epochs computed before the store held every validator's blocks of the window.")
+	e.chainErrors = f.counter("ledger_epoch_chain_errors_total", "Failed reads of the chain's head or parameters by the epoch loop.")
 	for _, r := range epochResults {
 		e.results.WithLabelValues(r)
 	}
@@ -89,5 +91,12 @@ func (m *Metrics) EpochRevealed(n int) {
 func (m *Metrics) EpochIncomplete() {
 	if m != nil {
 		m.epoch.incomplete.Inc()
+	}
+}
+
+// EpochChainError counts a failed chain read of the epoch loop.
+func (m *Metrics) EpochChainError() {
+	if m != nil {
+		m.epoch.chainErrors.Inc()
 	}
 }

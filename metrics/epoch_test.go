@@ -17,6 +17,8 @@ func TestEpochUpdates(t *testing.T) {
 	m.EpochRevealed(2)
 	m.EpochRevealed(0)
 	m.EpochIncomplete()
+	m.EpochChainError()
+	m.EpochChainError()
 	for _, c := range []struct {
 		name   string
 		labels []string
@@ -33,6 +35,7 @@ func TestEpochUpdates(t *testing.T) {
 		{"ledger_epoch_weights_total", []string{"mode", "other"}, 1},
 		{"ledger_epoch_reveals_total", nil, 2},
 		{"ledger_epochs_incomplete_total", nil, 1},
+		{"ledger_epoch_chain_errors_total", nil, 2},
 	} {
 		got, ok := value(t, m, c.name, c.labels...)
 		if !ok || got != c.want {
@@ -45,4 +48,5 @@ func TestEpochUpdates(t *testing.T) {
 	none.EpochWeights(metrics.WeightsSet)
 	none.EpochRevealed(1)
 	none.EpochIncomplete()
+	none.EpochChainError()
 }

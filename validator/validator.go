@@ -9,6 +9,7 @@ import (
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/internal/ratelog"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -54,6 +55,10 @@ type Validator struct {
 	nextBlock uint64
 
 	failing endpointWarnings
+	// queueFails and duelFails rate-limit Run's warnings of a contender
+	// queue it cannot read and of duels it could not run: a chain node
+	// that is down fails every Poll.
+	queueFails, duelFails ratelog.Failures
 }
 
 // New recovers the validator's state from its ledger (History and an
@@ -124,19 +129,25 @@ func (v *Validator) History() History {
 // duels the next contender (nextPair), waiting Poll when there is none.
 // It returns ctx's error, or the first error that stops the loop (the
 // ledger failed, an env failed); failures of miners and of chain reads do
-// not stop it.
+// not stop it, and are logged at most once a minute (ratelog) until they
+// stop.
 func (v *Validator) Run(ctx context.Context) error {
+	log := v.cfg.Logger
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		q, err := Queue(ctx, v.cfg.Chain)
 		if err != nil {
+			if ctx.Err() == nil {
+				v.queueFails.Fail(log, time.Now(), "validator: cannot read the contender queue; no duel until it can", "err", err)
+			}
 			if err := sleep(ctx, v.cfg.Poll); err != nil {
 				return err
 			}
 			continue
 		}
+		v.queueFails.OK(log, time.Now(), "validator: contender queue read again")
 		champion, contender, ok := v.next(q)
 		if !ok {
 			if err := sleep(ctx, v.cfg.Poll); err != nil {
@@ -158,10 +169,14 @@ func (v *Validator) Run(ctx context.Context) error {
 			case !errors.Is(err, errChain):
 				return err
 			}
+			v.duelFails.Fail(log, time.Now(), "validator: duel not run",
+				"champion", champion.Hotkey.String(), "contender", contender.Hotkey.String(), "err", err)
 			if err := sleep(ctx, v.cfg.Poll); err != nil {
 				return err
 			}
+			continue
 		}
+		v.duelFails.OK(log, time.Now(), "validator: duels run again")
 	}
 }
 
