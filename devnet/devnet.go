@@ -84,14 +84,26 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	reached := d.waitGoal(runCtx)
 	cancel()
-	d.emit(Event{Kind: KindStopping, Text: map[bool]string{true: "goal reached", false: "time is up"}[reached]})
+	interrupted := !reached && ctx.Err() != nil
+	why := "time is up"
+	switch {
+	case reached:
+		why = "goal reached"
+	case interrupted:
+		why = "interrupted: stopping the network and auditing what ran"
+	}
+	d.emit(Event{Kind: KindStopping, Text: why})
 	close(d.quiesce)
 
-	sum := &Summary{Dir: cfg.Dir, Goal: reached}
-	if err := d.converge(ctx, 20*time.Second); err != nil {
+	// Stopped early, the network is still quiesced and audited, as at
+	// the end of its time: ctx has ended, so the steps after run on a
+	// context without its end, each under its own bound.
+	after := context.WithoutCancel(ctx)
+	sum := &Summary{Dir: cfg.Dir, Goal: reached, Interrupted: interrupted}
+	if err := d.converge(after, 20*time.Second); err != nil {
 		sum.Problems = append(sum.Problems, err.Error())
 	}
-	if err := d.collect(ctx, sum); err != nil {
+	if err := d.collect(after, sum); err != nil {
 		return nil, err
 	}
 	if err := d.closeNodes(); err != nil {

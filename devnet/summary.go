@@ -21,8 +21,11 @@ type Summary struct {
 	Dir string `json:"dir"`
 	// Goal tells whether a champion was crowned and every validator set
 	// weights for it before the run's time was up.
-	Goal    bool    `json:"goal"`
-	Seconds float64 `json:"seconds"`
+	Goal bool `json:"goal"`
+	// Interrupted tells that the run was stopped (Run's context ended)
+	// before the goal and before its time was up.
+	Interrupted bool    `json:"interrupted,omitempty"`
+	Seconds     float64 `json:"seconds"`
 	// Champion is the consensus winner of validator 0's last epoch (nil if
 	// none); Epoch that epoch.
 	Champion *Miner `json:"champion"`

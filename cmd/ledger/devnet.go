@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -48,7 +46,9 @@ each duel's per-env win rates with their Wilson bounds, the ratio to beat, the v
 table, the on-chain commitments and weights, the ledger sizes and the command that audits
 each store again. DIR/summary.json holds the same.
 
-After the run, "ledger serve --data DIR/v0" explores any store. DIR must be empty or absent. Exit 1 if the goal was not reached or a store did not verify.` + exitCodesHelp,
+After the run, "ledger serve --data DIR/v0" explores any store. DIR must be empty or absent. Exit 1 if the goal was not reached or a store did not verify.
+Interrupted (SIGINT, SIGTERM) before the goal, it stops the network, audits the stores and
+exits with 128 + the signal (130, 143); a second signal ends it at once.` + exitCodesHelp,
 		Example: `  ledger devnet --dir /tmp/devnet
   ledger devnet --dir /tmp/devnet --validators 6 --miners 6 --duration 3m --json`,
 		Args: cobra.NoArgs,
@@ -73,7 +73,7 @@ After the run, "ledger serve --data DIR/v0" explores any store. DIR must be empt
 					return err
 				}
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := stopOnSignal(cmd.Context())
 			defer stop()
 			disp := newDevnetDisplay(cmd.ErrOrStderr(), validators)
 			cfg := devnet.Config{Dir: dir, Validators: validators, Miners: miners, Duration: duration,
@@ -84,7 +84,11 @@ After the run, "ledger serve --data DIR/v0" explores any store. DIR must be empt
 			}
 			sum, err := devnet.Run(ctx, cfg)
 			disp.finish()
+			sig := interruptedBy(ctx)
 			if err != nil {
+				if sig != nil {
+					return interruptedError{sig, fmt.Sprintf("devnet: interrupted (%v): %v", sig, err)}
+				}
 				return err
 			}
 			if asJSON {
@@ -93,6 +97,9 @@ After the run, "ledger serve --data DIR/v0" explores any store. DIR must be empt
 				}
 			} else {
 				printDevnetSummary(cmd.OutOrStdout(), sum)
+			}
+			if sum.Interrupted && sig != nil {
+				return interruptedError{sig, "devnet: " + devnetInterrupted(sig, sum)}
 			}
 			if !sum.OK() {
 				return checkFailed{"devnet: " + devnetProblem(sum)}
@@ -110,6 +117,18 @@ After the run, "ledger serve --data DIR/v0" explores any store. DIR must be empt
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.StringVar(&explorerAddr, "explorer", "", "serve validator 0's explorer, /metrics and /status on this loopback address while the devnet runs (e.g. 127.0.0.1:8080)")
 	return cmd
+}
+
+// devnetInterrupted says that sig stopped the devnet before its goal,
+// and what its audit found.
+func devnetInterrupted(sig os.Signal, s *devnet.Summary) string {
+	msg := fmt.Sprintf("interrupted (%v) after %.1f s, before a champion was crowned with weights set; the network was stopped and its stores audited", sig, s.Seconds)
+	for _, st := range s.Stores {
+		if !st.OK {
+			msg += fmt.Sprintf("; the store of validator %d did not verify: %s", st.Validator, strings.Join(st.Failures, "; "))
+		}
+	}
+	return msg
 }
 
 func devnetProblem(s *devnet.Summary) string {

@@ -3,10 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/affine-ledger/ledger/internal/syncbuf"
 )
 
 // TestDevnetCommand runs `ledger devnet` as make demo does (smaller), then
@@ -80,5 +86,53 @@ func TestDevnetRefusesBadFlagsBeforeStarting(t *testing.T) {
 			t.Errorf("devnet %v left %v in --dir", tc.args, left)
 			os.RemoveAll(dir)
 		}
+	}
+}
+
+// TestDevnetInterrupted: a devnet stopped by SIGINT said that "no champion
+// was crowned with weights set before --duration ran out" and exited 1,
+// as if its time had run out. It says it was interrupted, still stops the
+// network and audits it, and exits as an interrupted command does.
+func TestDevnetInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a network")
+	}
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "net")
+	args := strings.Join([]string{"devnet", "--dir", dir, "--validators", "2", "--miners", "2", "--duration", "10m"}, "\n")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLedgerChild$")
+	cmd.Env = append(os.Environ(), "LEDGER_TEST_CHILD="+args)
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(stderr.String(), "duel:"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the devnet ran no duel; stderr: %s", stderr.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
+		t.Fatalf("exit %v, want code %d; stderr: %s", err, 128+int(syscall.SIGINT), stderr.String())
+	}
+	errs := stderr.String()
+	for _, want := range []string{"interrupted: stopping the network", "store verified", "ledger: devnet: interrupted (interrupt)"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(errs, "--duration ran out") || strings.Contains(errs, "time is up") {
+		t.Errorf("an interrupt reported as the end of --duration:\n%s", errs)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil || !strings.Contains(string(data), `"interrupted": true`) {
+		t.Errorf("summary.json does not say it was interrupted (%v):\n%s", err, data)
 	}
 }

@@ -48,6 +48,10 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &cf) {
 		return exitCheckFail
 	}
+	var ie interruptedError
+	if errors.As(err, &ie) {
+		return ie.exitCode()
+	}
 	return exitUsage
 }
 
