@@ -43,7 +43,7 @@ type nodeWork struct {
 func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 	if cfg.Key == nil {
 		if w.evaluate && w.epochs {
-			cfg.Logger.Info("no --key: running as an observer, --chain is used by the explorer only")
+			observerChainNote(cfg)
 		}
 		return nil
 	}
@@ -72,6 +72,20 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 func askPublicOnly(chainSpec string, privateEndpoints bool) bool {
 	spec, err := chain.ParseSpec(chainSpec)
 	return (err != nil || spec.Backend != "local") && !privateEndpoints
+}
+
+// observerChainNote says what --chain does for an observer, which duels
+// nothing and sets no weights: it said "--chain is used by the explorer
+// only", while --chain also gives the node its network (the subnet and
+// the chain's genesis, which its store is bound to) and, without
+// --validator, the validators whose chains it stores.
+func observerChainNote(cfg *node.Config) {
+	uses := fmt.Sprintf("the network (netuid %d of chain %s)", cfg.NetUID, cfg.Genesis)
+	if cfg.ValidatorSet != nil {
+		uses += ", the validators whose chains it stores (the subnet's registered hotkeys)"
+	}
+	cfg.Logger.Info("no --key: running as an observer, which neither duels nor sets weights; --chain gives it " +
+		uses + " and the explorer's chain view (with --status)")
 }
 
 // chainValidators makes the node accept the chains of the hotkeys

@@ -278,3 +278,22 @@ func TestAskPublicOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestObserverChainNote: a node without --key logged "--chain is used by
+// the explorer only", while --chain also gave it its subnet, the chain's
+// genesis and the validators whose chains it stores. The line says so.
+func TestObserverChainNote(t *testing.T) {
+	t.Parallel()
+	code, out := runStopped(t, "node", "--data", t.TempDir(), "--listen", "/ip4/127.0.0.1/tcp/0", "--chain", "local", "--log-format", "text")
+	if code != exitOK {
+		t.Fatalf("observer with --chain local: exit %d: %s", code, out)
+	}
+	if strings.Contains(out, "explorer only") {
+		t.Errorf("the observer says --chain is for the explorer only:\n%s", out)
+	}
+	for _, want := range []string{"running as an observer", fmt.Sprintf("netuid %d of chain ", local.DefaultNetuid), "validators whose chains it stores"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the observer's note lacks %q:\n%s", want, out)
+		}
+	}
+}
