@@ -131,6 +131,9 @@ func readObject(data []byte) (object, error) {
 	m := object{values: map[string]json.RawMessage{}}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
+	if err == io.EOF {
+		return m, errors.New("no JSON object: the file is empty or white space")
+	}
 	if err != nil {
 		return m, err
 	}
@@ -140,7 +143,7 @@ func readObject(data []byte) (object, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return m, err
+			return m, m.after(err)
 		}
 		name, ok := tok.(string)
 		if !ok { // json.Decoder yields only strings as keys; no panic if not
@@ -157,12 +160,21 @@ func readObject(data []byte) (object, error) {
 		m.values[name] = v
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return m, err
+		return m, m.after(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return m, errors.New("data after the proof object")
 	}
 	return m, nil
+}
+
+// after names the member read last in a syntax error found after it: the
+// decoder reads "06" as 0 and only then finds the 6.
+func (m object) after(err error) error {
+	if len(m.names) == 0 {
+		return err
+	}
+	return fmt.Errorf("after member %q: %v", m.names[len(m.names)-1], err)
 }
 
 // exactly checks that the members are want's, no more and no fewer.
