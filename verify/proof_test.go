@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/internal/golden"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -31,6 +32,9 @@ type proofCase struct {
 type proofVectors struct {
 	Description string      `json:"description"`
 	Cases       []proofCase `json:"cases"`
+	// Reject are files that break one rule of spec/proofs.md each, built
+	// from the first case (proof_reject_test.go).
+	Reject []proofReject `json:"reject"`
 }
 
 // proofLedger is a ledger of 3 blocks of 5 transcripts for validator 0.
@@ -199,32 +203,38 @@ func TestProofs(t *testing.T) {
 	}
 }
 
-// TestProofVectors checks spec/vectors/proof-*.json; LEDGER_UPDATE_VECTORS=1
-// rewrites them from a fresh ledger (signatures are randomized, so the
-// files change then).
+// TestProofVectors checks spec/vectors/proof-*.json: the cases verify or
+// fail as stated, and the reject cases are those this code builds from the
+// file's valid proof, each refused for its rule. LEDGER_UPDATE_VECTORS=1
+// rewrites the files from a fresh ledger (signatures are randomized, so
+// every proof changes then); LEDGER_UPDATE_VECTORS=reject rewrites only the
+// reject cases, from the files' valid proofs, keeping every other byte.
 func TestProofVectors(t *testing.T) {
-	files := map[string]func(*testing.T, *ledger.Store, *keys.Hotkey) []proofCase{
-		"proof-inclusion.json":   inclusionCases,
-		"proof-consistency.json": consistencyCases,
+	type generator struct {
+		cases   func(*testing.T, *ledger.Store, *keys.Hotkey) []proofCase
+		rejects func(t *testing.T, valid any, stored []proofReject, update bool) []proofReject
+	}
+	files := map[string]generator{
+		"proof-inclusion.json": {inclusionCases, func(t *testing.T, valid any, stored []proofReject, update bool) []proofReject {
+			return inclusionRejects(t, valid.(*proofs.InclusionProof), stored, update)
+		}},
+		"proof-consistency.json": {consistencyCases, func(t *testing.T, valid any, stored []proofReject, update bool) []proofReject {
+			return nil
+		}},
 	}
 	descs := map[string]string{
 		"proof-inclusion.json":   "Inclusion proofs (spec/proofs.md): a valid proof of leaf 6 in a log of 15, and forgeries that must fail with an error containing the given text.",
 		"proof-consistency.json": "Consistency proofs (spec/proofs.md): a valid proof from height 0 (size 5) to height 2 (size 15), and forgeries that must fail.",
 	}
-	if os.Getenv("LEDGER_UPDATE_VECTORS") != "" {
-		s, k := proofLedger(t)
-		for name, gen := range files {
-			out, err := json.MarshalIndent(proofVectors{Description: descs[name], Cases: gen(t, s, k)}, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join("..", "spec", "vectors", name), append(out, '\n'), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+	update := os.Getenv(golden.UpdateEnv)
+	var s *ledger.Store
+	var k *keys.Hotkey
+	if update == "1" {
+		s, k = proofLedger(t)
 	}
-	for name := range files {
-		data, err := os.ReadFile(filepath.Join("..", "spec", "vectors", name))
+	for name, gen := range files {
+		path := filepath.Join("..", "spec", "vectors", name)
+		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,9 +242,43 @@ func TestProofVectors(t *testing.T) {
 		if err := json.Unmarshal(data, &v); err != nil {
 			t.Fatal(err)
 		}
+		if update == "1" {
+			v = proofVectors{Description: descs[name], Cases: gen.cases(t, s, k), Reject: v.Reject}
+		}
 		if len(v.Cases) < 4 || !v.Cases[0].OK {
 			t.Fatalf("%s: %d cases", name, len(v.Cases))
 		}
+		valid, err := proofs.ReadProof(bytes.NewReader(v.Cases[0].Proof))
+		if err != nil {
+			t.Fatalf("%s: the valid case: %v", name, err)
+		}
+		rejects := gen.rejects(t, valid, v.Reject, update != "")
+		if update != "" {
+			v.Reject = rejects
+			out, err := json.MarshalIndent(v, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := json.Marshal(rejects)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(v.Reject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the reject cases differ from those this code builds from the valid proof; if a rule changed on purpose, update spec/proofs.md and rewrite them with %s=reject", name, golden.UpdateEnv)
+		}
 		checkCases(t, v.Cases)
+		compact, err := json.Marshal(valid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkProofRejects(t, name, compact, v.Reject)
 	}
 }
