@@ -17,6 +17,7 @@ import (
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify/proofs"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -494,6 +495,148 @@ func inclusionRejects(t *testing.T, p *proofs.InclusionProof, stored []proofReje
 	} {
 		add(ruleCID, n.name, "cid: "+n.want, ms.set("cid", quote(n.text)).text())
 	}
+	return l
+}
+
+// consistencyRejects builds the reject cases of proof-consistency.json
+// from its valid proof p, from height 0 (size 5) to height 2 (size 15) of
+// validator 0's log.
+func consistencyRejects(t *testing.T, p *proofs.ConsistencyProof, stored []proofReject, update bool) []proofReject {
+	r := &rejectSigner{t: t, update: update, stored: storedBlockSignatures(stored)}
+	k, other := verifytest.Key(0), verifytest.Key(1)
+	b0, err := record.DecodeBlock(p.Older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, err := record.DecodeBlock(p.Newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b0.Validator != k.Public() || b0.Height != 0 || b2.Height != 2 || b0.Checkpoint.Size != 5 || b2.Checkpoint.Size != 15 || len(p.Hashes) < 2 {
+		t.Fatalf("the valid proof is not of validator 0 from height 0 (size 5) to 2 (size 15)")
+	}
+	if b0.Format != record.BlockFormatV1 || b2.Format != record.BlockFormatV1 {
+		t.Fatalf("the valid proof's blocks are of formats %d and %d; the cases below are written for format 1", b0.Format, b2.Format)
+	}
+	// hdr copies a header with its own link slices, then changes it.
+	hdr := func(h record.Header, change func(*record.Header)) record.Header {
+		h.Transcripts = append([]codec.Link(nil), h.Transcripts...)
+		h.Decisions = append([]codec.Link(nil), h.Decisions...)
+		change(&h)
+		return h
+	}
+	proof := func(older, newer []byte, hashes []record.Hash) string {
+		return consistencyMembers(&proofs.ConsistencyProof{Type: p.Type, Older: older, Newer: newer, Hashes: hashes}).text()
+	}
+	hashes := func(edit func(hs []record.Hash) []record.Hash) []record.Hash {
+		return edit(append([]record.Hash(nil), p.Hashes...))
+	}
+	none := []record.Hash{}
+	var l rejectList
+	rule := func(n int, name, want, file string) {
+		l.add(secConsistency, fmt.Sprintf("rule %d", n), exitNoVerify, name, want, file)
+	}
+
+	// Rule 1: both blocks verify, of one validator and one ledger.
+	name := "older block signed by another key"
+	msg, err := b0.SigningBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := r.encode(&record.Block{Header: b0.Header, Signature: r.sign(name, other, msg)})
+	rule(1, name, "older block: block of "+b0.Validator.String()+" at height 0: bad signature", proof(forged, p.Newer, p.Hashes))
+	name = "newer block signed by another key"
+	msg, err = b2.SigningBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged = r.encode(&record.Block{Header: b2.Header, Signature: r.sign(name, other, msg)})
+	rule(1, name, "newer block: block of "+b2.Validator.String()+" at height 2: bad signature", proof(p.Older, forged, p.Hashes))
+	rule(1, "newer block with a byte after its record", "newer block: block:", proof(p.Older, append(append([]byte(nil), p.Newer...), 0), p.Hashes))
+	name = "blocks of two validators (the older validator 1's, signed by it)"
+	rule(1, name, "blocks of two validators, "+other.Public().String()+" and "+k.Public().String(),
+		proof(r.block(name, other, hdr(b0.Header, func(h *record.Header) { h.Validator = other.Public() })), p.Newer, p.Hashes))
+	// The valid proof's blocks are of format 1, which names no network;
+	// v2 makes a header one of format 2 naming the test network.
+	v2 := func(h *record.Header) { h.Format, h.Net = record.BlockFormat, recordtest.Network }
+	name = "blocks of two formats (the older of format 2)"
+	rule(1, name, "blocks of two ledgers: format 2 "+recordtest.Network.String()+" and format 1 (no network)",
+		proof(r.block(name, k, hdr(b0.Header, v2)), p.Newer, p.Hashes))
+	name = "blocks of two subnets (both of format 2, the older of netuid + 1)"
+	rule(1, name, "blocks of two ledgers", proof(r.block(name, k, hdr(b0.Header, func(h *record.Header) {
+		v2(h)
+		h.Net.Netuid++
+	})), r.block(name, k, hdr(b2.Header, v2)), p.Hashes))
+	name = "blocks of two chains (both of format 2, the older of another genesis hash)"
+	rule(1, name, "blocks of two ledgers", proof(r.block(name, k, hdr(b0.Header, func(h *record.Header) {
+		v2(h)
+		h.Net.Genesis[0] ^= 1
+	})), r.block(name, k, hdr(b2.Header, v2)), p.Hashes))
+
+	// Rule 2: heights in order, one block at one height.
+	name = "two blocks at height 2, of format 2 (the older of time_ms + 1)"
+	rule(2, name, "two different signed blocks at height 2: the validator equivocated", proof(r.block(name, k, hdr(b2.Header, func(h *record.Header) {
+		v2(h)
+		h.TimeMS++
+	})), r.block(name, k, hdr(b2.Header, v2)), none))
+	name = "two blocks at height 2, of format 1 (the older of time_ms + 1)"
+	rule(2, name, "two different signed blocks at height 2, of format 1: they name no network",
+		proof(r.block(name, k, hdr(b2.Header, func(h *record.Header) { h.TimeMS++ })), p.Newer, none))
+	rule(2, "older at height 2, newer at height 0, sizes in order", "the older block is at height 2, above the newer's 0",
+		proof(r.block("older at height 2, newer at height 0, sizes in order", k, hdr(b0.Header, func(h *record.Header) {
+			h.Height, h.Prev = 2, b2.Prev
+		})), p.Older, none))
+
+	// Rule 3: sizes in order.
+	name = "older log larger (the newer at height 3, size 5)"
+	rule(3, name, "the older log has 15 transcripts, the newer 5",
+		proof(p.Newer, r.block(name, k, hdr(b0.Header, func(h *record.Header) { h.Height, h.Prev = 3, codec.LinkTo(codec.Sum(p.Newer)) })), none))
+
+	// Rule 4: the proof, from the empty log and otherwise.
+	empty := func(h *record.Header) {
+		h.Transcripts = []codec.Link{}
+		h.Checkpoint = record.Checkpoint{Size: 0, Root: record.EmptyRoot()}
+	}
+	name = "from the empty log, with a hash"
+	rule(4, name, "from the empty log the proof must be empty", proof(r.block(name, k, hdr(b0.Header, empty)), p.Newer, p.Hashes[:1]))
+	name = "from the empty log, its root not SHA-256 of nothing"
+	rule(4, name, "from the empty log the proof must be empty and the root SHA-256 of nothing",
+		proof(r.block(name, k, hdr(b0.Header, func(h *record.Header) { empty(h); h.Checkpoint.Root = b0.Checkpoint.Root })), p.Newer, none))
+	name = "from the empty log, its root all zeros"
+	rule(4, name, "from the empty log the proof must be empty and the root SHA-256 of nothing",
+		proof(r.block(name, k, hdr(b0.Header, func(h *record.Header) { empty(h); h.Checkpoint.Root = record.Hash{} })), p.Newer, none))
+	name = "from the empty log to the empty log, the newer root not SHA-256 of nothing"
+	older := r.block(name, k, hdr(b0.Header, empty))
+	rule(4, name, "the newer log is empty too, but its root is "+b0.Checkpoint.Root.String(),
+		proof(older, r.block(name, k, hdr(b0.Header, func(h *record.Header) {
+			empty(h)
+			h.Height, h.Prev, h.Checkpoint.Root = 1, codec.LinkTo(codec.Sum(older)), b0.Checkpoint.Root
+		})), none))
+	rule(4, "proof with one hash too many", "size 5 to 15", proof(p.Older, p.Newer, hashes(func(hs []record.Hash) []record.Hash { return append(hs, hs[0]) })))
+	rule(4, "proof without its last hash", "size 5 to 15", proof(p.Older, p.Newer, hashes(func(hs []record.Hash) []record.Hash { return hs[:len(hs)-1] })))
+	rule(4, "proof without its first hash", "size 5 to 15", proof(p.Older, p.Newer, hashes(func(hs []record.Hash) []record.Hash { return hs[1:] })))
+	rule(4, "proof with its first two hashes swapped", "size 5 to 15", proof(p.Older, p.Newer, hashes(func(hs []record.Hash) []record.Hash {
+		hs[0], hs[1] = hs[1], hs[0]
+		return hs
+	})))
+	rule(4, "empty proof between sizes 5 and 15", "size 5 to 15", proof(p.Older, p.Newer, none))
+	rule(4, "one block twice, with a hash", "size 15 to 15", proof(p.Newer, p.Newer, p.Hashes[:1]))
+	name = "equal sizes, two roots (the older at height 1, its root changed)"
+	rule(4, name, "size 15 to 15", proof(r.block(name, k, hdr(b2.Header, func(h *record.Header) {
+		h.Height = 1
+		h.Checkpoint.Root[0] ^= 1
+	})), p.Newer, none))
+
+	// The file form.
+	ms := consistencyMembers(p)
+	formRejects(&l, ms, "older")
+	add := func(rule, name, want, file string) { l.add(secForm, rule, exitNoProof, name, want, file) }
+	add(ruleOnce, "newer twice, the second another block", `member "newer" appears twice`, ms.with("newer", ms.value("older")).text())
+	add(ruleNull, "newer null", "newer: want a string, got null", ms.set("newer", "null").text())
+	add(ruleMembers, "the members of an inclusion proof under the consistency type", `unknown member "transcript"`,
+		members{ms[0], {"transcript", ms.value("older")}, {"cid", quote(codec.Sum(p.Older).String())}, {"leaf_index", "0"},
+			{"tree_size", "5"}, {"hashes", ms.value("hashes")}, {"block", ms.value("newer")}}.text())
+	add(ruleMembers, "an inclusion proof's leaf_index added", `unknown member "leaf_index"`, ms.with("leaf_index", "0").text())
 	return l
 }
 

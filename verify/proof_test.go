@@ -219,7 +219,7 @@ func TestProofVectors(t *testing.T) {
 			return inclusionRejects(t, valid.(*proofs.InclusionProof), stored, update)
 		}},
 		"proof-consistency.json": {consistencyCases, func(t *testing.T, valid any, stored []proofReject, update bool) []proofReject {
-			return nil
+			return consistencyRejects(t, valid.(*proofs.ConsistencyProof), stored, update)
 		}},
 	}
 	descs := map[string]string{
