@@ -260,8 +260,22 @@ func (l *rejectList) add(section, rule string, exit int, name, want string, file
 }
 
 // formRejects are the file-form cases every proof type shares, built from
-// a valid proof's members: the file is not a proof (exit 2).
-func formRejects(l *rejectList, ms members, bytesMember string) {
+// a valid proof's members: the file is not a proof (exit 2). The cases
+// about byte strings change the first of bytesMembers whose base64 has
+// padding and a "+" or "/", which the cases about padding and the URL-safe
+// alphabet need.
+func formRejects(t *testing.T, l *rejectList, ms members, bytesMembers ...string) {
+	var bytesMember, b64s string
+	for _, m := range bytesMembers {
+		s, err := strconv.Unquote(ms.value(m))
+		if err == nil && strings.HasSuffix(s, "=") && strings.ContainsAny(s, "+/") {
+			bytesMember, b64s = m, s
+			break
+		}
+	}
+	if bytesMember == "" {
+		t.Fatalf("none of %v is base64 with padding and a + or /", bytesMembers)
+	}
 	valid := ms.text()
 	add := func(rule, name, want, file string) { l.add(secForm, rule, exitNoProof, name, want, file) }
 	add(ruleObject, "empty file", "no JSON object: the file is empty", "")
@@ -287,7 +301,7 @@ func formRejects(l *rejectList, ms members, bytesMember string) {
 
 	var hs []string
 	if err := json.Unmarshal([]byte(ms.value("hashes")), &hs); err != nil || len(hs) < 2 {
-		panic(fmt.Sprintf("hashes %s", ms.value("hashes")))
+		t.Fatalf("hashes %s: want two or more", ms.value("hashes"))
 	}
 	withHash := func(h any) string {
 		out := append([]any{h}, anys(hs[1:])...)
@@ -310,10 +324,6 @@ func formRejects(l *rejectList, ms members, bytesMember string) {
 	add(ruleArray, "hashes as one string", "hashes: want an array", ms.set("hashes", quote(hs[0])).text())
 	add(ruleArray, "hashes as an object", "hashes: want an array", ms.set("hashes", `{"0":`+quote(hs[0])+`}`).text())
 
-	b64s, _ := strconv.Unquote(ms.value(bytesMember))
-	if !strings.HasSuffix(b64s, "=") {
-		panic(bytesMember + " has no padding")
-	}
 	add(ruleBase64, bytesMember+" without its padding", bytesMember+": base64", ms.set(bytesMember, quote(strings.TrimRight(b64s, "="))).text())
 	// With padding, the last digit carries bits that are padding (2 or 4),
 	// the lowest among them.
@@ -324,9 +334,6 @@ func formRejects(l *rejectList, ms members, bytesMember string) {
 	add(ruleBase64, bytesMember+" with non-zero padding bits", bytesMember+": base64", ms.set(bytesMember, quote(nonzero)).text())
 	add(ruleBase64, bytesMember+" with a line break after 76 characters", bytesMember+": line break in base64", ms.set(bytesMember, quote(b64s[:76]+"\n"+b64s[76:])).text())
 	add(ruleBase64, bytesMember+" with a space", bytesMember+": base64", ms.set(bytesMember, quote(b64s[:76]+" "+b64s[76:])).text())
-	if !strings.ContainsAny(b64s, "+/") {
-		panic(bytesMember + " has neither + nor /: the URL alphabet case would be the same text")
-	}
 	url := strings.NewReplacer("+", "-", "/", "_").Replace(b64s)
 	add(ruleBase64, bytesMember+" in the URL-safe alphabet", bytesMember+": base64", ms.set(bytesMember, quote(url)).text())
 	add(ruleBase64, bytesMember+" as an array of bytes", bytesMember+": want a string", ms.set(bytesMember, "[1,2,3]").text())
@@ -368,9 +375,6 @@ func inclusionRejects(t *testing.T, p *proofs.InclusionProof, stored []proofReje
 	}
 
 	// Step 1: the block.
-	if blk.Format != record.BlockFormatV1 {
-		t.Fatalf("the valid proof's block is of format %d; the cases below are written for format 1", blk.Format)
-	}
 	name := "block signed by another key"
 	msg, err := blk.SigningBytes()
 	if err != nil {
@@ -378,10 +382,13 @@ func inclusionRejects(t *testing.T, p *proofs.InclusionProof, stored []proofReje
 	}
 	forged := &record.Block{Header: blk.Header, Signature: r.sign(name, other, msg)}
 	step(1, name, "block: block of "+blk.Validator.String()+" at height 2: bad signature", forge(func(q *proofs.InclusionProof) { q.Block = r.encode(forged) }))
-	// The block is of format 1: the other format's domain is 2's.
-	name = "block signed under the domain of format 2"
-	v2msg := append([]byte(record.BlockDomain), msg[len(record.BlockDomainV1):]...)
-	forged = &record.Block{Header: blk.Header, Signature: r.sign(name, k, v2msg)}
+	domain, otherDomain, otherFormat := record.BlockDomain, record.BlockDomainV1, record.BlockFormatV1
+	if blk.Format == record.BlockFormatV1 {
+		domain, otherDomain, otherFormat = otherDomain, domain, record.BlockFormat
+	}
+	name = fmt.Sprintf("block signed under the domain of format %d", otherFormat)
+	otherMsg := append([]byte(otherDomain), msg[len(domain):]...)
+	forged = &record.Block{Header: blk.Header, Signature: r.sign(name, k, otherMsg)}
 	step(1, name, "bad signature", forge(func(q *proofs.InclusionProof) { q.Block = r.encode(forged) }))
 	step(1, "block with a byte after its record", "block: block:", forge(func(q *proofs.InclusionProof) { q.Block = append(q.Block, 0) }))
 	step(1, "block that is the transcript", "block: block:", forge(func(q *proofs.InclusionProof) { q.Block = q.Transcript }))
@@ -436,7 +443,7 @@ func inclusionRejects(t *testing.T, p *proofs.InclusionProof, stored []proofReje
 
 	// The file form.
 	ms := inclusionMembers(p)
-	formRejects(&l, ms, "transcript")
+	formRejects(t, &l, ms, "transcript", "block")
 	add := func(rule, name, want, file string) { l.add(secForm, rule, exitNoProof, name, want, file) }
 	add(ruleOnce, "leaf_index twice, with one value", `member "leaf_index" appears twice`, ms.with("leaf_index", ms.value("leaf_index")).text())
 	add(ruleOnce, "cid twice, with one value", `member "cid" appears twice`, ms.with("cid", ms.value("cid")).text())
@@ -515,8 +522,8 @@ func consistencyRejects(t *testing.T, p *proofs.ConsistencyProof, stored []proof
 	if b0.Validator != k.Public() || b0.Height != 0 || b2.Height != 2 || b0.Checkpoint.Size != 5 || b2.Checkpoint.Size != 15 || len(p.Hashes) < 2 {
 		t.Fatalf("the valid proof is not of validator 0 from height 0 (size 5) to 2 (size 15)")
 	}
-	if b0.Format != record.BlockFormatV1 || b2.Format != record.BlockFormatV1 {
-		t.Fatalf("the valid proof's blocks are of formats %d and %d; the cases below are written for format 1", b0.Format, b2.Format)
+	if b0.Format != b2.Format {
+		t.Fatalf("the valid proof's blocks are of formats %d and %d", b0.Format, b2.Format)
 	}
 	// hdr copies a header with its own link slices, then changes it.
 	hdr := func(h record.Header, change func(*record.Header)) record.Header {
@@ -556,32 +563,57 @@ func consistencyRejects(t *testing.T, p *proofs.ConsistencyProof, stored []proof
 	name = "blocks of two validators (the older validator 1's, signed by it)"
 	rule(1, name, "blocks of two validators, "+other.Public().String()+" and "+k.Public().String(),
 		proof(r.block(name, other, hdr(b0.Header, func(h *record.Header) { h.Validator = other.Public() })), p.Newer, p.Hashes))
-	// The valid proof's blocks are of format 1, which names no network;
-	// v2 makes a header one of format 2 naming the test network.
-	v2 := func(h *record.Header) { h.Format, h.Net = record.BlockFormat, recordtest.Network }
-	name = "blocks of two formats (the older of format 2)"
-	rule(1, name, "blocks of two ledgers: format 2 "+recordtest.Network.String()+" and format 1 (no network)",
-		proof(r.block(name, k, hdr(b0.Header, v2)), p.Newer, p.Hashes))
+	// The cases of formats and networks need blocks of either format:
+	// v1 and v2 make a header one of format 1 (no network) or 2 (the test
+	// network, if it named none), and newer1 and newer2 the newer block.
+	v1 := func(h *record.Header) { h.Format, h.Net = record.BlockFormatV1, record.Network{} }
+	v2 := func(h *record.Header) {
+		if h.Format == record.BlockFormatV1 {
+			h.Format, h.Net = record.BlockFormat, recordtest.Network
+		}
+	}
+	newerAs := func(name string, format uint64, as func(*record.Header)) []byte {
+		if b2.Format == format {
+			return p.Newer
+		}
+		return r.block(name, k, hdr(b2.Header, as))
+	}
+	newer1 := func(name string) []byte { return newerAs(name, record.BlockFormatV1, v1) }
+	newer2 := func(name string) []byte { return newerAs(name, record.BlockFormat, v2) }
+	describe := func(h record.Header) string {
+		if h.Format == record.BlockFormatV1 {
+			return "format 1 (no network)"
+		}
+		return fmt.Sprintf("format %d %s", h.Format, h.Net)
+	}
+	otherFormat := hdr(b0.Header, v2)
+	if b0.Format != record.BlockFormatV1 {
+		otherFormat = hdr(b0.Header, v1)
+	}
+	name = fmt.Sprintf("blocks of two formats (the older of format %d)", otherFormat.Format)
+	rule(1, name, "blocks of two ledgers: "+describe(otherFormat)+" and "+describe(b2.Header), proof(r.block(name, k, otherFormat), p.Newer, p.Hashes))
 	name = "blocks of two subnets (both of format 2, the older of netuid + 1)"
 	rule(1, name, "blocks of two ledgers", proof(r.block(name, k, hdr(b0.Header, func(h *record.Header) {
 		v2(h)
 		h.Net.Netuid++
-	})), r.block(name, k, hdr(b2.Header, v2)), p.Hashes))
+	})), newer2(name), p.Hashes))
 	name = "blocks of two chains (both of format 2, the older of another genesis hash)"
 	rule(1, name, "blocks of two ledgers", proof(r.block(name, k, hdr(b0.Header, func(h *record.Header) {
 		v2(h)
 		h.Net.Genesis[0] ^= 1
-	})), r.block(name, k, hdr(b2.Header, v2)), p.Hashes))
+	})), newer2(name), p.Hashes))
 
 	// Rule 2: heights in order, one block at one height.
 	name = "two blocks at height 2, of format 2 (the older of time_ms + 1)"
 	rule(2, name, "two different signed blocks at height 2: the validator equivocated", proof(r.block(name, k, hdr(b2.Header, func(h *record.Header) {
 		v2(h)
 		h.TimeMS++
-	})), r.block(name, k, hdr(b2.Header, v2)), none))
+	})), newer2(name), none))
 	name = "two blocks at height 2, of format 1 (the older of time_ms + 1)"
-	rule(2, name, "two different signed blocks at height 2, of format 1: they name no network",
-		proof(r.block(name, k, hdr(b2.Header, func(h *record.Header) { h.TimeMS++ })), p.Newer, none))
+	rule(2, name, "two different signed blocks at height 2, of format 1: they name no network", proof(r.block(name, k, hdr(b2.Header, func(h *record.Header) {
+		v1(h)
+		h.TimeMS++
+	})), newer1(name), none))
 	rule(2, "older at height 2, newer at height 0, sizes in order", "the older block is at height 2, above the newer's 0",
 		proof(r.block("older at height 2, newer at height 0, sizes in order", k, hdr(b0.Header, func(h *record.Header) {
 			h.Height, h.Prev = 2, b2.Prev
@@ -629,7 +661,7 @@ func consistencyRejects(t *testing.T, p *proofs.ConsistencyProof, stored []proof
 
 	// The file form.
 	ms := consistencyMembers(p)
-	formRejects(&l, ms, "older")
+	formRejects(t, &l, ms, "older", "newer")
 	add := func(rule, name, want, file string) { l.add(secForm, rule, exitNoProof, name, want, file) }
 	add(ruleOnce, "newer twice, the second another block", `member "newer" appears twice`, ms.with("newer", ms.value("older")).text())
 	add(ruleNull, "newer null", "newer: want a string, got null", ms.set("newer", "null").text())
@@ -653,6 +685,12 @@ func checkProofRejects(t *testing.T, file string, valid []byte, cases []proofRej
 			t.Errorf("%s: two reject cases named %q", file, c.Name)
 		}
 		names[c.Name] = true
+		for i := 0; i < len(c.File); i++ {
+			if c.File[i] >= 0x80 {
+				t.Errorf("%s %q: a byte of the file is not ASCII", file, c.Name)
+				break
+			}
+		}
 		data := c.Bytes()
 		if bytes.Equal(data, valid) {
 			t.Errorf("%s %q: the valid proof's bytes", file, c.Name)
