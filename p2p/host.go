@@ -18,11 +18,22 @@ import (
 // and connection gater (nil for none). It listens on nothing: the caller
 // registers its protocol handlers first and then listens
 // (host.Network().Listen), so no peer reaches it half-ready.
+//
+// Its TCP transport listens without SO_REUSEPORT, which go-libp2p sets by
+// default: with it a second node (another process, or another host in
+// this one) binds a port a node already listens on, the kernel hands each
+// incoming connection to either, and a peer dialing the first node's
+// address reaches the second about half the time ("peer id mismatch").
+// Without it the second node's listen fails with "address already in
+// use". Dials then leave from an ephemeral port rather than the listening
+// one, which a node that is dialed at its listen address does not need.
+// QUIC binds its UDP sockets without SO_REUSEPORT already (quicreuse's
+// "reuseport" is about dialing from the listening socket, which stays).
 func NewHost(identity crypto.PrivKey, gater connmgr.ConnectionGater) (host.Host, error) {
 	opts := []libp2p.Option{
 		libp2p.Identity(identity),
 		libp2p.NoListenAddrs,
-		libp2p.Transport(tcp.NewTCPTransport),
+		libp2p.Transport(tcp.NewTCPTransport, tcp.DisableReuseport()),
 		libp2p.Transport(libp2pquic.NewTransport),
 		libp2p.Security(noise.ID, noise.New),
 		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),

@@ -16,6 +16,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/p2p/discovery/mdns"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
@@ -222,8 +223,18 @@ func (n *Network) start() error {
 	for _, ai := range n.cfg.Peers {
 		n.host.Peerstore().AddAddrs(ai.ID, ai.Addrs, peerstore.PermanentAddrTTL)
 	}
-	if err := n.host.Network().Listen(n.cfg.Listen...); err != nil {
-		return fmt.Errorf("p2p: listen on %v: %w", n.cfg.Listen, err)
+	// One address at a time: the swarm's Listen succeeds when any address
+	// does, and a node told to listen on an address must not run without
+	// it (its peers dial it there). AddListenAddr also returns the
+	// transport's own error ("bind: address already in use").
+	sw, ok := n.host.Network().(*swarm.Swarm)
+	if !ok {
+		return fmt.Errorf("p2p: host's network is a %T, not a swarm", n.host.Network())
+	}
+	for _, a := range n.cfg.Listen {
+		if err := sw.AddListenAddr(a); err != nil {
+			return fmt.Errorf("p2p: listen on %s: %w", a, err)
+		}
 	}
 	for _, ai := range n.cfg.Peers {
 		n.goDo(func() { n.keepConnected(ai) })
