@@ -32,7 +32,11 @@ type Status struct {
 	Genesis   *record.Hash    `json:"genesis,omitempty"`
 	Validator *keys.PublicKey `json:"validator,omitempty"`
 	Peers     []p2p.PeerInfo  `json:"peers"`
-	Heads     []HeadInfo      `json:"heads"`
+	// StaticPeersDown are the static peers (--peer) not connected now,
+	// with the last dial's error: Peers lists connected peers only, and
+	// a static peer that cannot be reached would not show at all.
+	StaticPeersDown []p2p.StaticPeerInfo `json:"static_peers_down"`
+	Heads           []HeadInfo           `json:"heads"`
 	// ForkProofs counts the stored fork proofs.
 	ForkProofs int       `json:"fork_proofs"`
 	UpdatedAt  time.Time `json:"updated_at"`
@@ -62,6 +66,9 @@ func (n *Node) Status() (Status, error) {
 	}
 	if st.Peers == nil {
 		st.Peers = []p2p.PeerInfo{}
+	}
+	if st.StaticPeersDown = n.net.StaticPeersDown(); st.StaticPeersDown == nil {
+		st.StaticPeersDown = []p2p.StaticPeerInfo{}
 	}
 	for h, err := range n.store.Heads() {
 		if err != nil {

@@ -48,8 +48,10 @@ func (n *Network) keepConnected(ai peer.AddrInfo) {
 		case n.host.Network().Connectedness(ai.ID) != network.Connected:
 			absentSince = time.Time{}
 			if n.bans.refused(ai.ID) {
+				n.static.down(ai.ID, time.Now(), "not dialed: banned or set apart (of another chain)")
 				break
 			}
+			n.static.down(ai.ID, time.Now(), "")
 			// The swarm backs off from an address whose dial failed (5 s
 			// at first, then up to 5 minutes) and refuses dials to it
 			// meanwhile without trying; a static peer is dialed on this
@@ -61,14 +63,17 @@ func (n *Network) keepConnected(ai peer.AddrInfo) {
 			err := n.host.Connect(ctx, ai)
 			cancel()
 			if err != nil {
-				n.log.Debug("p2p: dial static peer", "peer", ai.ID, "err", err)
+				n.dialFailed(ai, err)
 				delay = min(delay*2, maxDelay)
 			} else {
+				n.staticConnected(ai.ID)
 				delay = n.cfg.ReconnectInterval
 			}
 		case slices.Contains(n.blocks.ListPeers(), ai.ID):
+			n.staticConnected(ai.ID)
 			absentSince = time.Time{}
 		case absentSince.IsZero():
+			n.staticConnected(ai.ID)
 			absentSince = time.Now()
 		case time.Since(absentSince) > topicGrace(n.cfg):
 			n.log.Info("p2p: static peer connected but not in the blocks topic; reconnecting", "peer", ai.ID, "for", time.Since(absentSince).Round(time.Millisecond))
@@ -81,6 +86,29 @@ func (n *Network) keepConnected(ai peer.AddrInfo) {
 			return
 		case <-time.After(delay):
 		}
+	}
+}
+
+// dialFailed logs a failed dial of a static peer: at WARN the first time
+// and every staticWarnEvery while it keeps failing, else at DEBUG. A
+// static peer is one the operator named; one that cannot be reached (a
+// mistyped address, a firewall, the peer down) must be seen.
+func (n *Network) dialFailed(ai peer.AddrInfo, err error) {
+	if n.ctx.Err() != nil {
+		return // the node is closing: the dial was cancelled
+	}
+	if n.static.failed(ai.ID, time.Now(), err) {
+		n.log.Warn("p2p: cannot reach static peer; dialing it again with back-off", "peer", ai.ID, "addrs", ai.Addrs, "err", err)
+		return
+	}
+	n.log.Debug("p2p: dial static peer", "peer", ai.ID, "err", err)
+}
+
+// staticConnected notes that a static peer is connected, and says so at
+// INFO if its failed dials were warned of.
+func (n *Network) staticConnected(p peer.ID) {
+	if after, failures, warned := n.static.connected(p, time.Now()); warned {
+		n.log.Info("p2p: static peer connected again", "peer", p, "after", after.Round(time.Second), "failed_dials", failures)
 	}
 }
 

@@ -153,6 +153,7 @@ type Network struct {
 	scores     *scoreBoard
 	hub        *hub
 	pub        *publisher
+	static     *staticPeers
 	metrics    *metrics
 
 	ctx    context.Context
@@ -170,7 +171,7 @@ func Start(store *ledger.Store, cfg Config) (*Network, error) {
 	if cfg.Identity == nil {
 		return nil, errors.New("p2p: no node identity")
 	}
-	n := &Network{cfg: cfg, changingSet: changingSet, log: cfg.Logger, store: store, bans: newBans(), hub: newHub(), seq: newSequencer(), scores: &scoreBoard{}}
+	n := &Network{cfg: cfg, changingSet: changingSet, log: cfg.Logger, store: store, bans: newBans(), hub: newHub(), seq: newSequencer(), scores: &scoreBoard{}, static: newStaticPeers()}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.metrics = newMetrics(cfg.Metrics)
 	n.peers = newPeerTable()

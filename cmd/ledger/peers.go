@@ -24,7 +24,8 @@ func newPeersCmd() *cobra.Command {
 		Long: `peers shows what a running node reports: its peer ID and addresses, its
 connected peers (with the validator each is bound to, if any, and the chain
 each said it is of: the first 16 hex digits of its genesis hash, or "unknown"
-for an observer of no network yet) and, for every
+for an observer of no network yet), the static peers (--peer) it is not
+connected to, with since when and the last dial's error, and, for every
 validator whose chain it stores, the head: height, transcripts, CID, and whether
 the validator was caught equivocating.
 
@@ -90,6 +91,22 @@ func printStatus(w io.Writer, st node.Status) error {
 			genesis = p.Genesis.String()[:16]
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\n", p.ID, v, genesis, p.Chains, strings.Join(p.Addrs, " "))
+	}
+	if len(st.StaticPeersDown) > 0 {
+		fmt.Fprintf(tw, "\nstatic peers not connected: %d\n", len(st.StaticPeersDown))
+		fmt.Fprintln(tw, "  PEER\tSINCE\tFAILED DIALS\tLAST ERROR")
+	}
+	for _, p := range st.StaticPeersDown {
+		since := "-"
+		if !p.Since.IsZero() {
+			since = p.Since.UTC().Format(time.RFC3339)
+		}
+		lastErr := "-"
+		if p.LastError != "" {
+			// libp2p's dial errors list one address a line.
+			lastErr = strings.Join(strings.Fields(p.LastError), " ")
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", p.ID, since, p.FailedDials, lastErr)
 	}
 	fmt.Fprintf(tw, "\nchains: %d, fork proofs: %d\n", len(st.Heads), st.ForkProofs)
 	if len(st.Heads) > 0 {
