@@ -24,6 +24,15 @@ func TestBeforeSigningStopsTheStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A store that exists already: a failed start removes a store it
+	// made itself (madeByStart), and this one is to be read after.
+	existing, err := ledger.Open(node.StoreDir(dir), ledger.WithNetwork(recordtest.Network))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := existing.Close(); err != nil {
+		t.Fatal(err)
+	}
 	refused := errors.New("refused for the test")
 	called := false
 	_, err = node.Start(node.Config{

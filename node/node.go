@@ -124,6 +124,8 @@ type Node struct {
 	bg       sync.WaitGroup
 	once     sync.Once
 	closeErr error
+	// started: Start succeeded.
+	started  bool
 	addMu    sync.Mutex
 	closing  bool
 	svcErrMu sync.Mutex
@@ -134,7 +136,8 @@ type Node struct {
 }
 
 // Start opens the store under cfg.DataDir, starts the network and the
-// services. Close it to stop.
+// services. Close it to stop. A start that fails removes what it made in
+// the data directory (madeByStart) and leaves what it found as it was.
 func Start(cfg Config) (_ *Node, err error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("node: no data directory")
@@ -148,6 +151,14 @@ func Start(cfg Config) (_ *Node, err error) {
 	if cfg.StatusEvery <= 0 {
 		cfg.StatusEvery = 2 * time.Second
 	}
+	// Registered first, so that it runs last: after the deferred Close
+	// below has closed the store.
+	made := noteFresh(cfg.DataDir)
+	defer func() {
+		if err != nil {
+			made.remove()
+		}
+	}()
 	identity, err := p2p.LoadIdentity(IdentityFile(cfg.DataDir))
 	if err != nil {
 		return nil, err
@@ -164,9 +175,6 @@ func Start(cfg Config) (_ *Node, err error) {
 	store, err := ledger.Open(StoreDir(cfg.DataDir), opts...)
 	if err != nil {
 		return nil, err
-	}
-	if from, ok := store.ReboundFrom(); ok {
-		cfg.Logger.Warn("node: the store held no record of the network it was bound to; it is now bound to this node's", "was", from.String(), "now", store.Network().String())
 	}
 	if net := store.Network(); !net.IsZero() && net.Netuid != cfg.NetUID {
 		store.Close()
@@ -214,6 +222,13 @@ func Start(cfg Config) (_ *Node, err error) {
 		n.log.Warn("no control socket: other processes cannot read the store while the node runs", "err", err)
 		err = nil
 	}
+	// Said once the node runs, not before an error that stops it: the
+	// rebinding is in the store either way, and is news only with a node
+	// that runs on it.
+	if from, ok := store.ReboundFrom(); ok {
+		cfg.Logger.Warn("node: the store held no record of the network it was bound to; it is now bound to this node's", "was", from.String(), "now", store.Network().String())
+	}
+	n.started = true
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.bg.Add(2)
 	go n.writeStatusLoop()
@@ -265,7 +280,10 @@ func (n *Node) Close() error {
 			errs = append(errs, n.control.close())
 		}
 		if n.store != nil {
-			if n.net != nil {
+			// Not after a failed start: it would replace the status
+			// of the node that last ran here with one of a node that
+			// never did.
+			if n.started {
 				n.writeStatus()
 			}
 			errs = append(errs, n.store.Close())

@@ -42,12 +42,8 @@ type nodeWork struct {
 // chain c. A node without a key is an observer: it has no work to add.
 func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 	if cfg.Key == nil {
-		if w.evaluate && w.epochs {
-			observerChainNote(cfg)
-		}
 		return nil
 	}
-	warnUnregistered(cfg, c)
 	if w.evaluate {
 		vc := validator.Config{Chain: c, Endpoint: validator.DefaultEndpoint(w.chutesKey),
 			Client:   inference.New(inference.Options{Timeout: w.timeout, PublicOnly: w.publicOnly}),
@@ -102,6 +98,21 @@ func chainValidators(ctx context.Context, cfg *node.Config, c chain.Chain) error
 	cfg.ValidatorSet = set
 	cfg.Services = append(cfg.Services, cs)
 	return nil
+}
+
+// startNotes says what an operator should know of a node that started:
+// once it runs, not before an error that stops it, which would then follow
+// a warning about a node that never ran. c is nil without --chain.
+func startNotes(cfg *node.Config, c chain.Chain, w nodeWork) {
+	switch {
+	case c != nil && cfg.Key == nil && w.evaluate && w.epochs:
+		observerChainNote(cfg)
+	case c != nil && cfg.Key != nil:
+		warnUnregistered(cfg, c)
+	}
+	if len(cfg.Validators) == 0 && cfg.ValidatorSet == nil {
+		cfg.Logger.Warn("no validator set: this node stores every validly signed chain its peers offer, so anyone with a key can fill its disk; name the validators with --validator, or follow the subnet's registered hotkeys with --chain")
+	}
 }
 
 // warnUnregistered warns when the node's hotkey holds no uid on the
@@ -270,6 +281,8 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 			if cfg.Key != nil && chainSpec == "" && genesis == "" {
 				return usageError{msg: "--key without --chain needs --genesis: the genesis hash of the chain whose subnet this validator's blocks are for"}
 			}
+			work := nodeWork{evaluate: evaluate, epochs: epochs, chutesKey: chutesKey, timeout: minerTimeout,
+				publicOnly: askPublicOnly(chainSpec, privateEndpoints)}
 			var c chain.Chain
 			if chainSpec != "" {
 				var err error
@@ -300,14 +313,9 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 						return epoch.CheckOwnChain(ctx, c, s, v)
 					}
 				}
-				work := nodeWork{evaluate: evaluate, epochs: epochs, chutesKey: chutesKey, timeout: minerTimeout,
-					publicOnly: askPublicOnly(chainSpec, privateEndpoints)}
 				if err := nodeServices(&cfg, c, work); err != nil {
 					return err
 				}
-			}
-			if len(cfg.Validators) == 0 && cfg.ValidatorSet == nil {
-				cfg.Logger.Warn("no validator set: this node stores every validly signed chain its peers offer, so anyone with a key can fill its disk; name the validators with --validator, or follow the subnet's registered hotkeys with --chain")
 			}
 			if statusAddr != "" {
 				cfg.Handler = func(n *node.Node) (http.Handler, error) {
@@ -329,6 +337,7 @@ It runs until SIGINT or SIGTERM, then stops cleanly: nothing acknowledged is los
 			if a := n.StatusAddr(); a != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "status endpoint http://%s/status, explorer http://%s/\n", a, a)
 			}
+			startNotes(&cfg, c, work)
 			select {
 			case <-ctx.Done():
 				cfg.Logger.Info("shutting down")
