@@ -30,30 +30,53 @@ validator whose chain it stores, the head: height, transcripts, CID, and whether
 the validator was caught equivocating.
 
 It reads the status file the node rewrites in its data directory (--data), or
-asks the node's status endpoint (--status, see "ledger node --status").` + exitCodesHelp,
+asks the node's status endpoint (--status, see "ledger node --status"). A status
+file outlives its node: with --data, peers also asks whether a node runs there
+(on its control socket, else by its store's lock), and if none does, shows the
+last status under a line saying so and since when it dates, and exits 1.` + exitCodesHelp,
 		Example: `  ledger peers --data ~/.ledger
   ledger peers --status 127.0.0.1:8080 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var st node.Status
 			var err error
+			live := node.Liveness{Running: true}
 			switch {
 			case (dataDir == "") == (statusAddr == ""):
 				return usageError{msg: "give exactly one of --data and --status"}
 			case dataDir != "":
-				st, err = node.ReadStatusFile(dataDir)
+				if st, err = node.ReadStatusFile(dataDir); err != nil {
+					return err
+				}
+				var lerr error
+				if live, lerr = node.CheckRunning(dataDir); lerr != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "ledger: %v; the status below may be of a node that stopped\n", lerr)
+					live.Running = true
+				}
 			default:
 				ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 				defer cancel()
-				st, err = node.FetchStatus(ctx, statusAddr)
-			}
-			if err != nil {
-				return err
+				if st, err = node.FetchStatus(ctx, statusAddr); err != nil {
+					return err
+				}
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), st)
+				err = writeJSON(cmd.OutOrStdout(), st)
+			} else {
+				if !live.Running {
+					fmt.Fprintln(cmd.OutOrStdout(), notRunning(dataDir, st, live, time.Now()))
+				}
+				err = printStatus(cmd.OutOrStdout(), st)
 			}
-			return printStatus(cmd.OutOrStdout(), st)
+			if err == nil && !live.Running {
+				// The text says it above the status already.
+				msg := "no node is running on " + dataDir
+				if asJSON {
+					msg = notRunning(dataDir, st, live, time.Now())
+				}
+				err = checkFailed{msg}
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -120,4 +143,15 @@ func printStatus(w io.Writer, st node.Status) error {
 		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", h.Validator, h.Height, h.Transcripts, h.CID, note)
 	}
 	return tw.Flush()
+}
+
+// notRunning says that no node runs on dataDir, and since when st, its
+// last status, dates.
+func notRunning(dataDir string, st node.Status, live node.Liveness, now time.Time) string {
+	msg := fmt.Sprintf("no node is running on %s: the status shown is its last, of %s (%s ago)",
+		dataDir, st.UpdatedAt.UTC().Format(time.RFC3339), now.Sub(st.UpdatedAt).Round(time.Second))
+	if live.Unclean {
+		msg += "; it did not stop cleanly (its control socket " + node.ControlSocket(dataDir) + " was left behind)"
+	}
+	return msg
 }
