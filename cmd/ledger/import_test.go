@@ -24,11 +24,7 @@ import (
 // node's (storeDir finds a MANIFEST in the directory itself first).
 func TestImportIntoNodeDataDir(t *testing.T) {
 	t.Parallel()
-	src, _ := builtLedger(t)
-	car := filepath.Join(t.TempDir(), "ledger.car")
-	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
-		t.Fatalf("export: %d %s %s", code, out, errs)
-	}
+	car := exportedLedger(t)
 	data := t.TempDir() // a node's data directory, its store in store/
 	s, err := ledger.Open(node.StoreDir(data), ledger.WithNetwork(recordtest.Network))
 	if err != nil {
@@ -162,11 +158,7 @@ func onlyFiles(t *testing.T, dir string, names ...string) {
 // others.
 func TestImportRefusesAnotherDirectory(t *testing.T) {
 	t.Parallel()
-	src, _ := builtLedger(t)
-	car := filepath.Join(t.TempDir(), "ledger.car")
-	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
-		t.Fatalf("export: %d %s %s", code, out, errs)
-	}
+	car := exportedLedger(t)
 	for _, name := range []string{"file.txt", "state.json"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -210,15 +202,8 @@ func TestImportBadArchiveCreatesNoStore(t *testing.T) {
 // are there, and verify.
 func TestImportCutShortSaysWhatItKept(t *testing.T) {
 	t.Parallel()
-	src, _ := builtLedger(t)
-	car := filepath.Join(t.TempDir(), "ledger.car")
-	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
-		t.Fatalf("export: %d %s %s", code, out, errs)
-	}
-	raw, err := os.ReadFile(car)
-	if err != nil {
-		t.Fatal(err)
-	}
+	car := exportedLedger(t)
+	raw := readFile(t, car)
 	cut := writeFile(t, string(raw[:len(raw)*2/3]))
 	dst := filepath.Join(t.TempDir(), "new")
 	code, out, errs := ledgerRun(t, "import", "--data", dst, "--car", cut)
@@ -238,11 +223,7 @@ func TestImportCutShortSaysWhatItKept(t *testing.T) {
 // creates nothing.
 func TestArchivePathsOfTheWrongKind(t *testing.T) {
 	t.Parallel()
-	src, _ := builtLedger(t)
-	car := filepath.Join(t.TempDir(), "ledger.car")
-	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
-		t.Fatalf("export: %d %s %s", code, out, errs)
-	}
+	car := exportedLedger(t)
 	dirCar := t.TempDir()
 	dst := filepath.Join(t.TempDir(), "new")
 	for _, tc := range []struct {
@@ -270,15 +251,8 @@ func TestArchivePathsOfTheWrongKind(t *testing.T) {
 // its files; a store that was there already stays as it was.
 func TestImportOfNothingLeavesNoStore(t *testing.T) {
 	t.Parallel()
-	src, _ := builtLedger(t)
-	car := filepath.Join(t.TempDir(), "ledger.car")
-	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
-		t.Fatalf("export: %d %s %s", code, out, errs)
-	}
-	raw, err := os.ReadFile(car)
-	if err != nil {
-		t.Fatal(err)
-	}
+	car := exportedLedger(t)
+	raw := readFile(t, car)
 	n, k := binary.Uvarint(raw)
 	headerOnly := writeFile(t, string(raw[:k+int(n)]))
 	importFails := func(t *testing.T, dst string) string {
@@ -316,4 +290,25 @@ func TestImportOfNothingLeavesNoStore(t *testing.T) {
 			t.Fatalf("the existing store after the failed import: exit %d, %s %s", code, out, errs)
 		}
 	})
+}
+
+// exportedLedger exports a ledger (builtLedger) with `ledger export` and
+// returns the archive's path.
+func exportedLedger(t *testing.T) string {
+	t.Helper()
+	src, _ := builtLedger(t)
+	car := filepath.Join(t.TempDir(), "ledger.car")
+	if code, out, errs := ledgerRun(t, "export", "--data", src, "--out", car); code != 0 {
+		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	return car
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
