@@ -28,6 +28,7 @@ type NodeReader struct {
 	vw     *view
 	v      keys.PublicKey
 	levels map[uint]*pebble.Iterator
+	leaves *pebble.Iterator // the leaf table's, once Leaf is called
 }
 
 // NewNodeReader returns a reader of v's stored Merkle nodes in the store's
@@ -63,6 +64,32 @@ func (r *NodeReader) Node(level uint, index uint64) (h record.Hash, ok bool, err
 	return h, true, nil
 }
 
+// Leaf returns the hash of the leaf at index as the store's leaf table
+// gives it (record.LeafHash of the transcript CID its 'l' entry names),
+// which proofs read as level 0; ok false if the table has no entry there.
+// An entry that does not parse is ErrCorrupt.
+func (r *NodeReader) Leaf(index uint64) (h record.Hash, ok bool, err error) {
+	if r.leaves == nil {
+		prefix := layout.Prefix(layout.Leaf, r.v[:])
+		if r.leaves, err = prefixIter(r.vw.snap, prefix, layout.PrefixEnd(prefix)); err != nil {
+			return h, false, err
+		}
+	}
+	key := layout.LeafKey(r.v, index)
+	if !r.leaves.SeekGE(key) || !bytes.Equal(r.leaves.Key(), key) {
+		return h, false, r.leaves.Error()
+	}
+	val, err := r.leaves.ValueAndErr()
+	if err != nil {
+		return h, false, err
+	}
+	ref, err := parseRef(r.v, val)
+	if err != nil {
+		return h, false, fmt.Errorf("leaf %d of %s: %w", index, r.v, err)
+	}
+	return record.LeafHash(ref.CID), true, nil
+}
+
 func (r *NodeReader) level(level uint) (*pebble.Iterator, error) {
 	if it, ok := r.levels[level]; ok {
 		return it, nil
@@ -85,6 +112,9 @@ func (r *NodeReader) level(level uint) (*pebble.Iterator, error) {
 // wrong length); "" if there is none. Its cost is a few seeks per level
 // stored, not a read of every node.
 func (r *NodeReader) Stray(size uint64) (string, error) {
+	if stray, err := r.strayLeaf(size); stray != "" || err != nil {
+		return stray, err
+	}
 	prefix := layout.Prefix(layout.Node, r.v[:])
 	it, err := prefixIter(r.vw.snap, prefix, layout.PrefixEnd(prefix))
 	if err != nil {
@@ -110,13 +140,35 @@ func (r *NodeReader) Stray(size uint64) (string, error) {
 	return "", it.Error()
 }
 
+// strayLeaf describes the first entry of v's leaf table past a log of size
+// transcripts, "" if there is none.
+func (r *NodeReader) strayLeaf(size uint64) (string, error) {
+	prefix := layout.Prefix(layout.Leaf, r.v[:])
+	it, err := prefixIter(r.vw.snap, layout.LeafKey(r.v, size), layout.PrefixEnd(prefix))
+	if err != nil {
+		return "", err
+	}
+	defer it.Close()
+	if !it.First() {
+		return "", it.Error()
+	}
+	k := it.Key()
+	if len(k) != len(prefix)+8 {
+		return fmt.Sprintf("key %x, which is no leaf's", k), nil
+	}
+	return fmt.Sprintf("a leaf at index %d", binary.BigEndian.Uint64(k[len(prefix):])), nil
+}
+
 // Close releases the reader's iterators and view.
 func (r *NodeReader) Close() error {
 	var errs []error
 	for _, it := range r.levels {
 		errs = append(errs, it.Close())
 	}
-	r.levels = nil
+	if r.leaves != nil {
+		errs = append(errs, r.leaves.Close())
+	}
+	r.levels, r.leaves = nil, nil
 	r.s.release(r.vw)
 	return errors.Join(errs...)
 }

@@ -19,13 +19,17 @@ type StoredNodes interface {
 	// Node returns the node stored at level (1 or more) and index, ok
 	// false if none is.
 	Node(level uint, index uint64) (h record.Hash, ok bool, err error)
+	// Leaf returns the hash of the leaf at index as the store's leaf
+	// table gives it (level 0, which proofs read), ok false if it has
+	// none.
+	Leaf(index uint64) (h record.Hash, ok bool, err error)
 	// Stray describes a node key stored beyond what a log of size has
 	// completed, "" if there is none.
 	Stray(size uint64) (string, error)
 }
 
-// completedNode is a node of level 1 or more that appending a leaf
-// completed, held until its block passes B8.
+// completedNode is a leaf, or a node of level 1 or more that appending a
+// leaf completed, held until its block passes B8.
 type completedNode struct {
 	id   compact.NodeID
 	hash record.Hash
@@ -42,12 +46,9 @@ type nodeCheck struct {
 	damaged bool
 }
 
-// visit is the compact range's visitor: it keeps the nodes above the
-// leaves.
+// visit is the compact range's visitor: it keeps the leaves and the nodes
+// appending them completed.
 func (nc *nodeCheck) visit(id compact.NodeID, hash []byte) {
-	if id.Level == 0 {
-		return
-	}
 	n := completedNode{id: id}
 	copy(n.hash[:], hash)
 	nc.pending = append(nc.pending, n)
@@ -63,6 +64,12 @@ func (nc *nodeCheck) blockPassed(v keys.PublicKey, height uint64, c cid.Cid) *Fa
 	}
 	for _, n := range pending {
 		level, index := n.id.Level, n.id.Index
+		if level == 0 {
+			if f := nc.leafPassed(v, index, n.hash, height, c); f != nil {
+				return f
+			}
+			continue
+		}
 		got, ok, err := nc.stored.Node(level, index)
 		var reason string
 		switch {
@@ -78,6 +85,24 @@ func (nc *nodeCheck) blockPassed(v keys.PublicKey, height uint64, c cid.Cid) *Fa
 		return nc.fail(reason)
 	}
 	return nil
+}
+
+// leafPassed compares the leaf table's entry at index with the leaf the
+// block at height (CID c) appended.
+func (nc *nodeCheck) leafPassed(v keys.PublicKey, index uint64, want record.Hash, height uint64, c cid.Cid) *Failure {
+	got, ok, err := nc.stored.Leaf(index)
+	var reason string
+	switch {
+	case err != nil:
+		reason = fmt.Sprintf("the store's leaf %d of validator %s's log cannot be read: %v", index, v, err)
+	case !ok:
+		reason = fmt.Sprintf("the store's leaf table holds no leaf %d of validator %s's log, which block %s at height %d appended", index, v, c, height)
+	case got != want:
+		reason = fmt.Sprintf("the store's leaf %d of validator %s's log names another transcript than the one block %s at height %d links there", index, v, c, height)
+	default:
+		return nil
+	}
+	return nc.fail(reason)
 }
 
 // chainEnded looks for nodes stored beyond the log of size the chain's

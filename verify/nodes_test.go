@@ -1,9 +1,11 @@
 package verify_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
@@ -64,6 +66,13 @@ func TestStoredNodesChecked(t *testing.T) {
 			[]string{"level 1 index 7, of a subtree a log of 15 transcripts has not completed"}},
 		{"stray level 0", func(dir string) error { return ledgertest.SetNode(dir, v, 0, 3, record.Hash{3}) },
 			[]string{"which is no Merkle node's"}},
+		// The leaf table, which proofs take level 0 from.
+		{"leaf naming another transcript", func(dir string) error { return copyLeaf(dir, v, 7, 6) },
+			[]string{"leaf 6 of validator " + v.String(), "names another transcript than the one block", "at height 1"}},
+		{"leaf deleted", func(dir string) error { return ledgertest.Delete(dir, ledgertest.LeafKey(v, 3)) },
+			[]string{"holds no leaf 3 of validator", "at height 0 appended"}},
+		{"stray leaf", func(dir string) error { return copyLeaf(dir, v, 7, 20) },
+			[]string{"a leaf at index 20", "which has 15 transcripts"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,4 +119,13 @@ func TestFromHeightChecksFrontier(t *testing.T) {
 		onlyStoreDamage(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2}),
 			"cannot give its frontier at size 10", "merkle node level 1 index 4", "cannot start at height 2")
 	})
+}
+
+// copyLeaf sets v's leaf table entry at index to to the one at from.
+func copyLeaf(dir string, v keys.PublicKey, from, to uint64) error {
+	raw, ok, err := ledgertest.Get(dir, ledgertest.LeafKey(v, from))
+	if err != nil || !ok {
+		return fmt.Errorf("leaf %d: %v %v", from, ok, err)
+	}
+	return ledgertest.Set(dir, ledgertest.LeafKey(v, to), raw)
 }

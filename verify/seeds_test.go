@@ -83,13 +83,13 @@ func TestResignedSeed(t *testing.T) {
 	}
 	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{}), ks[0], 1, bc, 3, "prompt")
 	// A harmless edit: block 1 passes, block 2 links the old block. The
-	// stored nodes are the old log's, and block 1 completes one that
-	// leaf 7 changes: the store's damage too.
+	// leaf table and the stored nodes are the old log's, and leaf 7 is
+	// the first block 1 changes: the store's damage too.
 	dir = copyStore(t, base)
 	if _, _, err := ledgertest.ReplaceTranscript(dir, ks[0], 1, 3, func(t *record.Transcript) { t.LatencyMS++ }); err != nil {
 		t.Fatal(err)
 	}
-	rep := withStoreDamage(t, verifyDir(t, dir, verify.StoreScope{}), "level 1 index 3")
+	rep := withStoreDamage(t, verifyDir(t, dir, verify.StoreScope{}), "leaf 7 ")
 	onlyFailure(t, rep, ks[0], 2, cid.Undef, -1, "prev links")
 	if rep.SeedsExact != 8 {
 		t.Fatalf("seeds exact %d before block 2 failed, want 8", rep.SeedsExact)
@@ -118,9 +118,9 @@ func TestResignedSeedFormat1(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Not strict: block 1 passes with one seed unverified, block 2 fails
-	// on its link to the block replaced (and the node of leaves 6 and 7
-	// is the old log's).
-	onlyFailure(t, withStoreDamage(t, rep, "level 1 index 3"), ks[0], 2, cid.Undef, -1, "prev links")
+	// on its link to the block replaced (and the leaf table's leaf 7 is
+	// the old log's).
+	onlyFailure(t, withStoreDamage(t, rep, "leaf 7 "), ks[0], 2, cid.Undef, -1, "prev links")
 	if rep.SeedsUnverified != 1 || rep.SeedsDerived != 7 || rep.SeedsExact != 0 {
 		t.Fatalf("seeds derived %d unverified %d exact %d, want 7, 1, 0", rep.SeedsDerived, rep.SeedsUnverified, rep.SeedsExact)
 	}

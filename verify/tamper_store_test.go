@@ -25,6 +25,7 @@ var storeKinds = []tamperKind{
 	{"store/flip-frontier", 1, storeFlipKey(func(fx *tamperFixture, k string) bool { return fx.frontier[k] })},
 	{"store/flip-meta", 1, storeFlipKey(func(_ *tamperFixture, k string) bool { return k[0] == 0 })},
 	{"store/flip-node", 1, storeFlipNode},
+	{"store/flip-leaf", 1, storeFlipLeaf},
 	{"store/flip-derived-index", 2, storeFlipDerived},
 }
 
@@ -189,6 +190,25 @@ func storeFlipNode(c *tamperCase) (string, error) {
 	return class, err
 }
 
+// storeFlipLeaf flips bits in the CID of a leaf table entry off the heads'
+// frontiers, which the store's open does not read: proofs take the leaf
+// hash from it, so the audit holds it to the transcript the block links
+// there (B9), and reports the damage as the store's, naming the leaf.
+func storeFlipLeaf(c *tamperCase) (string, error) {
+	key := c.pickKey(func(fx *tamperFixture, k string) bool { return k[0] == 'l' && !fx.frontier[k] })
+	dir := c.copyCompacted()
+	value, bits := c.flipValue(c.fx.kv[key], 16)
+	c.set(dir, key, value)
+	c.describe("leaf key %x bits %v", key, bits)
+	v := c.verifyStore(dir)
+	index := binary.BigEndian.Uint64([]byte(key[33:]))
+	class, err := expectText(v, fmt.Sprintf("store damage: the store's leaf %d of validator ", index))
+	if err == nil && (len(v.rep.Failures) != 1 || v.rep.Failures[0].Validator != "") {
+		return class, fmt.Errorf("failures %v, want the store's damage only", v)
+	}
+	return class, err
+}
+
 // storeFlipDerived flips bits in an entry of a derived index that verify
 // does not read, and checks that this is exactly so: the class is for
 // these keys only, and if verify ever reads them the prediction fails.
@@ -197,8 +217,8 @@ func storeFlipDerived(c *tamperCase) (string, error) {
 		return strings.IndexByte("cmdl", k[0]) >= 0
 	})
 	to := len(c.fx.kv[key])
-	if c.fx.frontier[key] {
-		to = 16 // only a frontier leaf's index and height go unread
+	if key[0] == 'l' {
+		to = 16 // only a leaf's index and height go unread; its CID is audited (B9)
 	}
 	dir := c.copyCompacted()
 	value, bits := c.flipValue(c.fx.kv[key][:to], 0)
