@@ -87,17 +87,8 @@ func metricValue(t *testing.T, m *metrics.Metrics, name string, labels ...string
 // that the checkpoint was committed, who won, or that weights were set for
 // which uid. Each is logged at INFO and counted.
 func TestEpochTrace(t *testing.T) {
-	w := newWorld(t, false)
+	w, d, logs, m := tracedDriver(t)
 	ctx := context.Background()
-	if err := w.chain.Advance(tempo); err != nil {
-		t.Fatal(err)
-	}
-	var logs logLines
-	m := metrics.New()
-	d, err := New(Config{Chain: w.chain, Store: w.store, Key: w.keys[0], Champion: duel.Side{Hotkey: w.champ.Public()}, Logger: logs.logger(), Metrics: m})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := d.Step(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -184,17 +175,8 @@ func TestEpochTraceNoWinner(t *testing.T) {
 // named the epoch only; it names the validators whose blocks the store
 // lacks, and where their heads stand, and counts the epoch.
 func TestEpochLogsWhoseBlocksAreMissing(t *testing.T) {
-	w := newWorld(t, false)
+	w, d, logs, m := tracedDriver(t)
 	ctx := context.Background()
-	if err := w.chain.Advance(tempo); err != nil {
-		t.Fatal(err)
-	}
-	var logs logLines
-	m := metrics.New()
-	d, err := New(Config{Chain: w.chain, Store: w.store, Key: w.keys[0], Champion: duel.Side{Hotkey: w.champ.Public()}, Logger: logs.logger(), Metrics: m})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p, err := w.chain.Params(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -223,4 +205,21 @@ func TestEpochLogsWhoseBlocksAreMissing(t *testing.T) {
 	if got := metricValue(t, m, "ledger_epochs_incomplete_total"); got != 1 {
 		t.Errorf("ledger_epochs_incomplete_total = %v, want 1", got)
 	}
+}
+
+// tracedDriver is validator 0's driver in a new world a tempo on, its logs
+// and metrics kept for the test to read.
+func tracedDriver(t *testing.T) (*world, *Driver, *logLines, *metrics.Metrics) {
+	t.Helper()
+	w := newWorld(t, false)
+	if err := w.chain.Advance(tempo); err != nil {
+		t.Fatal(err)
+	}
+	logs := &logLines{}
+	m := metrics.New()
+	d, err := New(Config{Chain: w.chain, Store: w.store, Key: w.keys[0], Champion: duel.Side{Hotkey: w.champ.Public()}, Logger: logs.logger(), Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, d, logs, m
 }
