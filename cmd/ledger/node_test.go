@@ -32,6 +32,17 @@ func startNode(ctx context.Context, out *syncbuf.Buffer, args ...string) <-chan 
 	return done
 }
 
+// nodeContexts returns a test's context, bounded to 30 s, and one under
+// it for a node started with startNode, which stop ends; both end with the
+// test.
+func nodeContexts(t *testing.T) (ctx, nodeCtx context.Context, stop context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	nodeCtx, stop = context.WithCancel(ctx)
+	t.Cleanup(stop)
+	return ctx, nodeCtx, stop
+}
+
 // waitFor polls until re matches out and returns the first group.
 func waitFor(t *testing.T, ctx context.Context, out *syncbuf.Buffer, re *regexp.Regexp) string {
 	t.Helper()
@@ -149,10 +160,7 @@ func TestNodeCommandRejectsBadFlags(t *testing.T) {
 // gossip on subnet N's topics, not on subnet 0's while validating N.
 func TestNodeNetuidFollowsChain(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	nodeCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	ctx, nodeCtx, stop := nodeContexts(t)
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "hotkey.json")
 	alice, _ := keys.FromURI("//Alice")

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/affine-ledger/ledger/internal/syncbuf"
 )
@@ -17,10 +15,7 @@ import (
 // start, exit 2, saying the address is in use and naming it.
 func TestNodeRefusesAListenAddressInUse(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	nodeCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	ctx, nodeCtx, stop := nodeContexts(t)
 	dir := t.TempDir()
 	var out syncbuf.Buffer
 	done := startNode(nodeCtx, &out, "--data", filepath.Join(dir, "a"), "--listen", "/ip4/127.0.0.1/tcp/0")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -22,10 +21,7 @@ import (
 // status.json alike.
 func TestPeersListsUnreachableStaticPeers(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	nodeCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	ctx, nodeCtx, stop := nodeContexts(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

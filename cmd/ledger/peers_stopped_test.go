@@ -22,10 +22,7 @@ import (
 // and exits 1; a node that runs is shown as before.
 func TestPeersSaysTheNodeStopped(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	nodeCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	ctx, nodeCtx, stop := nodeContexts(t)
 	data := filepath.Join(t.TempDir(), "node")
 	var out syncbuf.Buffer
 	done := startNode(nodeCtx, &out, "--data", data, "--listen", "/ip4/127.0.0.1/tcp/0")
