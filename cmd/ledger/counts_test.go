@@ -18,17 +18,7 @@ import (
 // one transcript, then the same with the transcript damaged.
 func TestCountsSayOne(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "store")
-	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err = verifytest.Build(s, verifytest.Spec{Validators: 1, Blocks: 1, PerBlock: 1, Envs: []string{"mult8"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := storeOf(t, &verifytest.Spec{Validators: 1, Blocks: 1, PerBlock: 1, Envs: []string{"mult8"}})
 	car := filepath.Join(t.TempDir(), "one.car")
 	const one = ": 1 chain, 1 block, 1 transcript, 0 decisions, 0 fork proofs"
 	if code, out, errs := ledgerRun(t, "export", "--data", dir, "--out", car); code != 0 || !strings.Contains(out, "wrote "+car+one+", ") {

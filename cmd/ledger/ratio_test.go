@@ -168,14 +168,7 @@ func TestRatioShowNodeDataDir(t *testing.T) {
 // transcripts does, and --json is an empty array.
 func TestRatioShowEmptyStore(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "store")
-	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := storeOf(t, nil)
 	out, errs, code := runRatio("--data", dir)
 	if code != exitOK || out != "" || !strings.Contains(errs, "no chain") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and stderr saying the store holds no chain", code, out, errs)

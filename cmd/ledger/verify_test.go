@@ -50,18 +50,30 @@ func minerRows(t *testing.T, dir, miner string) []minerTranscript {
 func builtLedger(t *testing.T) (string, verifytest.Spec) {
 	t.Helper()
 	spec := verifytest.Spec{Validators: 2, Blocks: 3, PerBlock: 4, Decisions: true}
+	dir, _ := storeOf(t, &spec)
+	return dir, spec
+}
+
+// storeOf writes a closed store of recordtest.Network holding spec's
+// chains (none for a nil spec) and returns its directory and the
+// validators' keys.
+func storeOf(t *testing.T, spec *verifytest.Spec) (string, []*keys.Hotkey) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "store")
 	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := verifytest.Build(s, spec); err != nil {
-		t.Fatal(err)
+	var ks []*keys.Hotkey
+	if spec != nil {
+		if ks, err = verifytest.Build(s, *spec); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return dir, spec
+	return dir, ks
 }
 
 func TestVerifyCommand(t *testing.T) {
@@ -418,18 +430,7 @@ func TestVerifyChainBeforeAudit(t *testing.T) {
 // only the others, as if the store held no more.
 func TestVerifyFromNamesChainsBelow(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "store")
-	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks, err := verifytest.Build(s, verifytest.Spec{Validators: 4, PerBlock: 2, Lengths: []int{2, 5, 1, 3}, Envs: []string{"mult8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, ks := storeOf(t, &verifytest.Spec{Validators: 4, PerBlock: 2, Lengths: []int{2, 5, 1, 3}, Envs: []string{"mult8"}})
 	// Heads at heights 1, 4, 0 and 2: --from 3 checks validator 1's
 	// chain only. Chains are listed in the store's order, by public key.
 	var wantJSON []verify.ChainEnd
@@ -522,14 +523,7 @@ func TestVerifyReportsTornLog(t *testing.T) {
 // audit, with --json too.
 func TestVerifyEmptyStore(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "store")
-	s, err := ledger.Open(dir, ledger.WithNetwork(recordtest.Network))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := storeOf(t, nil)
 	for _, args := range [][]string{
 		{"verify", "--data", dir},
 		{"verify", "--data", dir, "--json"},
