@@ -1,8 +1,6 @@
 package p2p
 
 import (
-	"fmt"
-	"net"
 	"testing"
 	"time"
 
@@ -19,12 +17,7 @@ import (
 // only when that back-off ended, whatever its ReconnectInterval said.
 func TestStaticPeerRedialedOnSchedule(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ma.StringCast(fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ln.Addr().(*net.TCPAddr).Port))
-	ln.Close()
+	addr := freeTCPAddr(t)
 	bKey := newIdentity(t)
 	bID, err := peer.IDFromPrivateKey(bKey)
 	if err != nil {

@@ -3,9 +3,7 @@ package p2p
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -27,12 +25,7 @@ func TestUnreachableStaticPeerIsWarnedOfAndListed(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ma.StringCast(fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ln.Addr().(*net.TCPAddr).Port))
-	ln.Close()
+	addr := freeTCPAddr(t)
 	bKey := newIdentity(t)
 	bID, err := peer.IDFromPrivateKey(bKey)
 	if err != nil {
