@@ -1,84 +1,47 @@
 package epoch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/affine-ledger/ledger/chain/local"
 	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/metrics"
+	"github.com/affine-ledger/ledger/metrics/metricstest"
 )
 
 // logLines is a JSON log a test reads back.
-type logLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
+type logLines struct{ syncbuf.Buffer }
 
 func (l *logLines) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-func (l *logLines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // find returns the first line whose message is msg.
 func (l *logLines) find(t *testing.T, msg string) map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for line := range strings.SplitSeq(l.buf.String(), "\n") {
+	text := l.String()
+	for line := range strings.SplitSeq(text, "\n") {
 		var rec map[string]any
 		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == msg {
 			return rec
 		}
 	}
-	t.Errorf("no log line %q in:\n%s", msg, l.buf.String())
+	t.Errorf("no log line %q in:\n%s", msg, text)
 	return map[string]any{}
 }
 
 // metricValue is the value of the series name{labels}, -1 if absent.
 func metricValue(t *testing.T, m *metrics.Metrics, name string, labels ...string) float64 {
 	t.Helper()
-	families, err := m.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, s := range f.GetMetric() {
-			if len(s.GetLabel())*2 != len(labels) {
-				continue
-			}
-			for i, l := range s.GetLabel() {
-				if l.GetName() != labels[2*i] || l.GetValue() != labels[2*i+1] {
-					continue series
-				}
-			}
-			if s.Counter != nil {
-				return s.Counter.GetValue()
-			}
-			return s.Gauge.GetValue()
-		}
+	if v, ok := metricstest.Value(t, m, name, labels...); ok {
+		return v
 	}
 	return -1
 }

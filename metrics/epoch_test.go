@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/metrics"
+	"github.com/affine-ledger/ledger/metrics/metricstest"
 )
 
 func TestEpochUpdates(t *testing.T) {
@@ -37,7 +38,7 @@ func TestEpochUpdates(t *testing.T) {
 		{"ledger_epochs_incomplete_total", nil, 1},
 		{"ledger_epoch_chain_errors_total", nil, 2},
 	} {
-		got, ok := value(t, m, c.name, c.labels...)
+		got, ok := metricstest.Value(t, m, c.name, c.labels...)
 		if !ok || got != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
 		}

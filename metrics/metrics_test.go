@@ -10,55 +10,13 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/metrics"
+	"github.com/affine-ledger/ledger/metrics/metricstest"
 )
-
-// value returns the value of the series of name whose labels are exactly
-// labels (pairs), and whether it exists.
-func value(t *testing.T, m *metrics.Metrics, name string, labels ...string) (float64, bool) {
-	t.Helper()
-	families, err := m.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, s := range f.GetMetric() {
-			if !sameLabels(s.GetLabel(), labels) {
-				continue
-			}
-			switch {
-			case s.Counter != nil:
-				return s.Counter.GetValue(), true
-			case s.Gauge != nil:
-				return s.Gauge.GetValue(), true
-			case s.Histogram != nil:
-				return float64(s.Histogram.GetSampleCount()), true
-			}
-		}
-	}
-	return 0, false
-}
-
-func sameLabels(got []*dto.LabelPair, want []string) bool {
-	if len(got)*2 != len(want) {
-		return false
-	}
-	for i, l := range got {
-		if l.GetName() != want[2*i] || l.GetValue() != want[2*i+1] {
-			return false
-		}
-	}
-	return true
-}
 
 func TestUpdates(t *testing.T) {
 	t.Parallel()
@@ -111,12 +69,12 @@ func TestUpdates(t *testing.T) {
 		{"ledger_miner_errors_total", []string{"kind", "other"}, 1},
 		{"ledger_http_requests_total", []string{"code", "200", "route", "GET /api/v1/validators"}, 1},
 	} {
-		got, ok := value(t, m, c.name, c.labels...)
+		got, ok := metricstest.Value(t, m, c.name, c.labels...)
 		if !ok || got != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
 		}
 	}
-	if _, ok := value(t, m, "ledger_blocks_rejected_total", "reason", "<script>"); ok {
+	if _, ok := metricstest.Value(t, m, "ledger_blocks_rejected_total", "reason", "<script>"); ok {
 		t.Error("a reason outside the fixed set got its own series")
 	}
 }
@@ -136,7 +94,7 @@ func TestEnvLabelsBounded(t *testing.T) {
 			t.Fatalf("%d env series, want at most 64 plus other", len(f.GetMetric()))
 		}
 	}
-	if v, _ := value(t, m, "ledger_duel_challenges_total", "env", "other", "outcome", "draw"); v == 0 {
+	if v, _ := metricstest.Value(t, m, "ledger_duel_challenges_total", "env", "other", "outcome", "draw"); v == 0 {
 		t.Error("env names past the bound were not counted as other")
 	}
 }
@@ -189,7 +147,7 @@ func TestStoreCollectorAndHandler(t *testing.T) {
 	for name, want := range map[string]float64{
 		"ledger_store_chains": 1, "ledger_store_transcripts": 12, "ledger_store_blocks": 3, "ledger_store_equivocating_validators": 0,
 	} {
-		if got, ok := value(t, m, name); !ok || got != want {
+		if got, ok := metricstest.Value(t, m, name); !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", name, got, ok, want)
 		}
 	}
