@@ -176,33 +176,33 @@ func storeDeleteKey(match func(*tamperFixture, string) bool) func(*tamperCase) (
 // stored node to the log it recomputes (B9), and reports the damage as
 // the store's, naming the node, with the chains' blocks all checked.
 func storeFlipNode(c *tamperCase) (string, error) {
-	key := c.pickKey(func(fx *tamperFixture, k string) bool { return k[0] == 'n' && !fx.frontier[k] })
-	dir := c.copyCompacted()
-	value, bits := c.flipValue(c.fx.kv[key], 0)
-	c.set(dir, key, value)
-	c.describe("node key %x bits %v", key, bits)
-	v := c.verifyStore(dir)
-	level, index := uint(key[33]), binary.BigEndian.Uint64([]byte(key[34:]))
-	class, err := expectText(v, fmt.Sprintf("store damage: the store's Merkle node at level %d index %d of validator ", level, index))
-	if err == nil && (len(v.rep.Failures) != 1 || v.rep.Failures[0].Validator != "") {
-		return class, fmt.Errorf("failures %v, want the store's damage only", v)
-	}
-	return class, err
+	return storeFlipProofData(c, 'n', 0, func(key string) string {
+		level, index := uint(key[33]), binary.BigEndian.Uint64([]byte(key[34:]))
+		return fmt.Sprintf("store damage: the store's Merkle node at level %d index %d of validator ", level, index)
+	})
 }
 
-// storeFlipLeaf flips bits in the CID of a leaf table entry off the heads'
-// frontiers, which the store's open does not read: proofs take the leaf
-// hash from it, so the audit holds it to the transcript the block links
-// there (B9), and reports the damage as the store's, naming the leaf.
+// storeFlipLeaf flips bits in the CID of a leaf table entry (from byte 16:
+// the index and height before it go unread) off the heads' frontiers:
+// proofs take the leaf hash from it, so the audit holds it to the
+// transcript the block links there (B9) as it does a node.
 func storeFlipLeaf(c *tamperCase) (string, error) {
-	key := c.pickKey(func(fx *tamperFixture, k string) bool { return k[0] == 'l' && !fx.frontier[k] })
+	return storeFlipProofData(c, 'l', 16, func(key string) string {
+		return fmt.Sprintf("store damage: the store's leaf %d of validator ", binary.BigEndian.Uint64([]byte(key[33:])))
+	})
+}
+
+// storeFlipProofData flips bits, from byte from of its value, in a key of
+// table off the heads' frontiers, and wants the store's damage alone,
+// named as want says for that key.
+func storeFlipProofData(c *tamperCase, table byte, from int, want func(key string) string) (string, error) {
+	key := c.pickKey(func(fx *tamperFixture, k string) bool { return k[0] == table && !fx.frontier[k] })
 	dir := c.copyCompacted()
-	value, bits := c.flipValue(c.fx.kv[key], 16)
+	value, bits := c.flipValue(c.fx.kv[key], from)
 	c.set(dir, key, value)
-	c.describe("leaf key %x bits %v", key, bits)
+	c.describe("key %x bits %v", key, bits)
 	v := c.verifyStore(dir)
-	index := binary.BigEndian.Uint64([]byte(key[33:]))
-	class, err := expectText(v, fmt.Sprintf("store damage: the store's leaf %d of validator ", index))
+	class, err := expectText(v, want(key))
 	if err == nil && (len(v.rep.Failures) != 1 || v.rep.Failures[0].Validator != "") {
 		return class, fmt.Errorf("failures %v, want the store's damage only", v)
 	}
