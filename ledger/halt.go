@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -75,9 +76,9 @@ func (s *Store) loadHalts() error {
 		if len(k) != len(keys.PublicKey{}) || err != nil {
 			return fmt.Errorf("%w: halt key %x: %v", ErrCorrupt, iter.Key(), err)
 		}
-		_, c, err := cid.CidFromBytes(raw)
+		c, err := parseCID(raw)
 		if err != nil {
-			return fmt.Errorf("%w: halt key %x: block CID: %v", ErrCorrupt, iter.Key(), err)
+			return fmt.Errorf("%w: halt key %x: block %v", ErrCorrupt, iter.Key(), err)
 		}
 		var v keys.PublicKey
 		copy(v[:], k)
@@ -123,7 +124,7 @@ func (s *Store) clearHalt(a *Appender, v keys.PublicKey) error {
 	if err != nil {
 		return err
 	}
-	if !a.resume && !(ok && h.Block.Equals(mustCid(at))) {
+	if !a.resume && !(ok && bytes.Equal(at, h.Block.Bytes())) {
 		return h
 	}
 	b := s.db.NewBatch()
@@ -137,14 +138,4 @@ func (s *Store) clearHalt(a *Appender, v keys.PublicKey) error {
 	delete(s.halted, v)
 	a.resumed = h
 	return nil
-}
-
-// mustCid parses a stored CID, cid.Undef if it does not parse (then it
-// equals no block's).
-func mustCid(b []byte) cid.Cid {
-	_, c, err := cid.CidFromBytes(b)
-	if err != nil {
-		return cid.Undef
-	}
-	return c
 }
