@@ -22,9 +22,16 @@ import (
 // release's formats), must pass record.CheckDecision only: refusing them
 // would split nodes of different releases over which blocks a chain holds.
 func Check(data []byte) error {
-	typ, version, err := record.DecisionType(data)
+	_, _, err := CheckType(data)
+	return err
+}
+
+// CheckType is Check that also returns the record's type and version
+// (record.DecisionType), for a reader that goes on by them.
+func CheckType(data []byte) (typ string, version uint64, err error) {
+	typ, version, err = record.DecisionType(data)
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	switch {
 	case typ == duel.ResultType && version > duel.ResultVersion,
@@ -32,12 +39,12 @@ func Check(data []byte) error {
 		// A newer format: DecisionType checked what every record must be.
 	case typ == duel.ResultType:
 		if _, err := duel.Decode(data); err != nil {
-			return fmt.Errorf("decision: %w", err)
+			return "", 0, fmt.Errorf("decision: %w", err)
 		}
 	case typ == vtrust.OutcomeType:
 		if _, err := vtrust.DecodeOutcome(data); err != nil {
-			return fmt.Errorf("decision: %w", err)
+			return "", 0, fmt.Errorf("decision: %w", err)
 		}
 	}
-	return nil
+	return typ, version, nil
 }

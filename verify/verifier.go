@@ -409,10 +409,7 @@ func (vf *Verifier) objects(b *record.Block, c cid.Cid, src source, signed func(
 			if linked += len(raw); linked > record.MaxBlockObjectBytes {
 				return errObjectBytes
 			}
-			if err := decisions.Check(raw); err != nil {
-				return err
-			}
-			typ, version, err := record.DecisionType(raw)
+			typ, version, err := decisions.CheckType(raw)
 			if err != nil {
 				return err
 			}
