@@ -71,11 +71,7 @@ func exitOnSignal(ch chan os.Signal) {
 		fn()
 	}
 	fmt.Fprintf(os.Stderr, "ledger: %v: stopped; its temporary files are removed\n", sig)
-	code := 130
-	if s, ok := sig.(syscall.Signal); ok {
-		code = 128 + int(s)
-	}
-	os.Exit(code)
+	os.Exit(interruptedError{sig: sig}.exitCode())
 }
 
 // removedOnInterrupt runs create, which makes a temporary file or
