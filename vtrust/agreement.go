@@ -19,62 +19,82 @@ type group struct {
 type ballot struct {
 	validator int
 	vote      *Vote
+	// standing: cast in an earlier epoch, so counted but not scored.
+	standing bool
 }
 
-// groupVotes sorts votes into pairs, keeping each validator's latest vote
-// on a pair (Vote.supersedes) and counting the others as superseded. Votes
-// of hotkeys that are not validators are skipped and counted. The same
-// record given twice counts once; given twice with different contents it
-// is an error.
-func groupVotes(votes []Vote, rank map[[32]byte]int, trust []Trust) ([]*group, int, error) {
+// groupVotes sorts the epoch's votes and the standing ones into pairs,
+// keeping each validator's latest vote on a pair (Vote.supersedes), of
+// either kind, and counting the others as superseded. Votes of hotkeys
+// that are not validators are skipped and counted. The same record given
+// twice counts once (as cast in the epoch when it is among votes); given
+// twice with different contents it is an error.
+func groupVotes(votes, standing []Vote, rank map[[32]byte]int, trust []Trust) ([]*group, int, error) {
 	type recordKey struct {
 		validator int
 		record    string
 	}
-	unique := make(map[recordKey]*Vote, len(votes))
+	unique := make(map[recordKey]ballot, len(votes)+len(standing))
 	ignored := 0
-	for i := range votes {
-		v := &votes[i]
+	add := func(v *Vote, old bool) error {
 		r, ok := rank[v.Validator]
 		if !ok {
 			ignored++
-			continue
+			return nil
 		}
 		k := recordKey{r, v.Record.Cid.KeyString()}
 		if w, seen := unique[k]; seen {
-			if !sameVote(v, w) {
-				return nil, 0, fmt.Errorf("%w: record %s of %s given twice with different contents", ErrInput, v.Record.Cid, v.Validator)
+			if !sameVote(v, w.vote) {
+				return fmt.Errorf("%w: record %s of %s given twice with different contents", ErrInput, v.Record.Cid, v.Validator)
 			}
-			continue
+			if !old {
+				unique[k] = ballot{r, w.vote, false}
+			}
+			return nil
 		}
-		unique[k] = v
+		unique[k] = ballot{r, v, old}
+		return nil
+	}
+	for i := range votes {
+		if err := add(&votes[i], false); err != nil {
+			return nil, 0, err
+		}
+	}
+	for i := range standing {
+		if err := add(&standing[i], true); err != nil {
+			return nil, 0, err
+		}
 	}
 	type key struct {
 		p         pair
 		validator int
 	}
-	latest := make(map[key]*Vote, len(unique))
-	for rk, v := range unique {
-		k := key{v.pair(), rk.validator}
+	latest := make(map[key]ballot, len(unique))
+	for _, b := range unique {
+		k := key{b.vote.pair(), b.validator}
 		w, seen := latest[k]
 		switch {
 		case !seen:
-			latest[k] = v
+			latest[k] = b
 			continue
-		case v.supersedes(w):
-			latest[k] = v
+		case b.vote.supersedes(w.vote):
+			latest[k] = b
 		}
-		trust[rk.validator].Superseded++
+		trust[b.validator].Superseded++
 	}
 	byPair := make(map[pair]*group)
-	for k, v := range latest {
+	for k, b := range latest {
 		g := byPair[k.p]
 		if g == nil {
-			g = &group{champion: v.Champion, contender: v.Contender}
+			g = &group{champion: b.vote.Champion, contender: b.vote.Contender}
 			byPair[k.p] = g
 		}
-		g.ballots = append(g.ballots, ballot{k.validator, v})
-		trust[k.validator].Votes++
+		g.ballots = append(g.ballots, b)
+		if b.standing {
+			trust[k.validator].Standing++
+		} else {
+			trust[k.validator].Votes++
+		}
 	}
 	groups := make([]*group, 0, len(byPair))
 	for _, g := range byPair {
@@ -96,7 +116,10 @@ func sameVote(a, b *Vote) bool {
 
 // agree finds each pair's reference majority, weighting validator i by
 // stake × ReexecPPM (so a validator with a hard fault counts for nothing),
-// scores every vote against it and sets DecisionPPM and VTrustPPM.
+// scores every vote cast in the epoch against it and sets DecisionPPM and
+// VTrustPPM. A standing vote weighs in the majority but is not scored: it
+// was scored in its own epoch, and scoring it again would make one
+// disagreement cost a validator trust for StandingEpochs epochs.
 func agree(groups []*group, trust []Trust) {
 	ref := make([]Weight, len(trust))
 	for i, t := range trust {
@@ -114,6 +137,9 @@ func agree(groups []*group, trust []Trust) {
 		g.majority = majority(forW, againstW)
 		g.envs = envMajorities(g, ref)
 		for _, b := range g.ballots {
+			if b.standing {
+				continue
+			}
 			t := &trust[b.validator]
 			if g.majority != "" {
 				t.Scored++

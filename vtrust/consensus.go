@@ -29,6 +29,10 @@ func decide(groups []*group, trust []Trust) ([]Duel, Weight) {
 			Winner: champion,
 		}
 		for _, b := range g.ballots {
+			if b.standing {
+				d.Standing++
+			}
+			d.LatestStart = max(d.LatestStart, b.vote.Start)
 			if b.vote.Winner == contender {
 				d.For = d.For.Add(w[b.validator])
 			} else {
@@ -45,10 +49,17 @@ func decide(groups []*group, trust []Trust) ([]Duel, Weight) {
 
 // path follows dethrones from the epoch's first champion: while some duel
 // not yet followed has the current champion as its champion, was won by
-// its contender and that contender holds a uid, the contender becomes
+// its contender, that contender holds a uid and its latest start is no
+// earlier than that of the duel followed before it, the contender becomes
 // champion. Among several such duels the contender with the earliest
 // commitment wins, then the smaller hotkey, then the smaller model hash.
 // Each duel is followed at most once, so the walk ends.
+//
+// The order in time matters once votes stand for several epochs: a
+// dethrone (A, B) followed by its reverse (B, A) both stand for a while,
+// and a walk free to take them in any order would end on A in one epoch
+// and on B in the next. Taken in time order, every epoch's walk replays
+// them as they happened and ends on A.
 func path(first duel.Side, duels []Duel, miners []Miner) ([]Change, duel.Side) {
 	byHotkey := make(map[keys.PublicKey]*Miner, len(miners))
 	for i := range miners {
@@ -60,11 +71,12 @@ func path(first duel.Side, duels []Duel, miners []Miner) ([]Change, duel.Side) {
 		return changes, cur
 	}
 	used := make([]bool, len(duels))
+	var since uint64 // the latest start of the duel followed last
 	for {
 		best := -1
 		for i := range duels {
 			d := &duels[i]
-			if used[i] || d.Winner != contender || !sameSide(d.Champion, cur) || byHotkey[d.Contender.Hotkey] == nil {
+			if used[i] || d.Winner != contender || !sameSide(d.Champion, cur) || byHotkey[d.Contender.Hotkey] == nil || d.LatestStart < since {
 				continue
 			}
 			if best < 0 || earlier(d.Contender, duels[best].Contender, byHotkey) {
@@ -76,7 +88,7 @@ func path(first duel.Side, duels []Duel, miners []Miner) ([]Change, duel.Side) {
 		}
 		used[best] = true
 		changes = append(changes, Change{Duel: best, From: cur, To: duels[best].Contender})
-		cur = duels[best].Contender
+		cur, since = duels[best].Contender, duels[best].LatestStart
 	}
 }
 

@@ -42,9 +42,23 @@ type Input struct {
 	// one reproduced by the caller (spec/vtrust.md: outcomes are fed only
 	// once the node has reached the same verdict itself).
 	Outcomes []Outcome `json:"outcomes"`
-	// Votes are the duel results the validators recorded in the epoch.
+	// Votes are the duel results the validators recorded in the epoch:
+	// they count toward consensus and are scored (decision agreement).
 	Votes []Vote `json:"votes"`
+	// Standing are the duel results recorded in the StandingEpochs−1
+	// epochs before this one. They count toward every pair's majority and
+	// consensus as the epoch's own votes do, but are not scored again:
+	// each vote was scored in the epoch it was cast in.
+	Standing []Vote `json:"standing,omitempty"`
 }
+
+// StandingEpochs is how many epochs a vote counts in: the one it is cast
+// in and the 23 after it (spec/vtrust.md, "Standing votes"), about a day
+// at the usual tempo of 360 blocks. Validators reach a duel when their
+// queues do, so their votes on one pair often fall into different
+// epochs; counted only where it was cast, no vote would ever find the
+// majority of stake that a dethrone needs.
+const StandingEpochs = 24
 
 // Epoch computes every validator's vTrust, the consensus outcome of every
 // duel, the champion at the end of the epoch and its weights
@@ -78,7 +92,7 @@ func Epoch(in Input) (Output, error) {
 		}
 	}
 
-	groups, ignored, err := groupVotes(in.Votes, rank, trust)
+	groups, ignored, err := groupVotes(in.Votes, in.Standing, rank, trust)
 	if err != nil {
 		return Output{}, err
 	}
@@ -120,6 +134,11 @@ func checkInput(in *Input) error {
 	for i := range in.Votes {
 		if err := in.Votes[i].check(); err != nil {
 			return fmt.Errorf("%w: vote %d of %s: %v", ErrInput, i, in.Votes[i].Validator, err)
+		}
+	}
+	for i := range in.Standing {
+		if err := in.Standing[i].check(); err != nil {
+			return fmt.Errorf("%w: standing vote %d of %s: %v", ErrInput, i, in.Standing[i].Validator, err)
 		}
 	}
 	return nil

@@ -82,9 +82,33 @@ func (w *world) vote(validator, champ, cont, envs string) *world {
 }
 
 func (w *world) voteAt(validator, champ, cont, envs string, start uint64) *world {
+	w.in.Votes = append(w.in.Votes, w.newVote(validator, champ, cont, envs, start))
+	return w
+}
+
+// standing records a result validator cast in an earlier epoch, which
+// still counts in this one (Input.Standing).
+func (w *world) standing(validator, champ, cont, envs string) *world {
+	return w.standingAt(validator, champ, cont, envs, 900)
+}
+
+func (w *world) standingAt(validator, champ, cont, envs string, start uint64) *world {
+	w.in.Standing = append(w.in.Standing, w.newVote(validator, champ, cont, envs, start))
+	return w
+}
+
+// cast records a vote of this epoch, or a standing one.
+func (w *world) cast(standing bool, validator, champ, cont, envs string, start uint64) *world {
+	if standing {
+		return w.standingAt(validator, champ, cont, envs, start)
+	}
+	return w.voteAt(validator, champ, cont, envs, start)
+}
+
+func (w *world) newVote(validator, champ, cont, envs string, start uint64) Vote {
 	w.votes++
 	e, winner := envsVote(envs)
-	w.in.Votes = append(w.in.Votes, Vote{
+	return Vote{
 		Validator: hotkey(validator),
 		Record:    codec.LinkTo(cidOf(fmt.Sprintf("vote %d %s %s %s %s", w.votes, validator, champ, cont, envs))),
 		Start:     start,
@@ -92,8 +116,7 @@ func (w *world) voteAt(validator, champ, cont, envs string, start uint64) *world
 		Contender: side(cont),
 		Winner:    winner,
 		Envs:      e,
-	})
-	return w
+	}
 }
 
 // outcome records auditor's verdict on record of validator.

@@ -39,10 +39,13 @@ type Trust struct {
 	ReexecPPM uint32    `json:"reexec_ppm"`
 	HardFault bool      `json:"hard_fault"`
 	Evidence  []Outcome `json:"evidence"`
-	// Votes counts the validator's votes (one per pair); Superseded its
-	// other results for a pair it voted on; Scored the votes whose duel has
-	// a reference majority, and VotesAgreed those that agree with it.
+	// Votes counts the validator's votes cast in the epoch (one per pair);
+	// Standing its votes cast in earlier epochs that still count;
+	// Superseded its other results for a pair it voted on; Scored the
+	// votes cast in the epoch whose duel has a reference majority, and
+	// VotesAgreed those that agree with it.
 	Votes       uint32 `json:"votes"`
+	Standing    uint32 `json:"standing"`
 	Superseded  uint32 `json:"superseded"`
 	Scored      uint32 `json:"scored"`
 	VotesAgreed uint32 `json:"votes_agreed"`
@@ -61,7 +64,13 @@ type Trust struct {
 type Duel struct {
 	Champion  duel.Side `json:"champion"`
 	Contender duel.Side `json:"contender"`
-	Votes     int       `json:"votes"`
+	// Votes counts the validators with a vote on the pair; Standing those
+	// of them whose vote was cast in an earlier epoch.
+	Votes    int `json:"votes"`
+	Standing int `json:"standing"`
+	// LatestStart is the largest start block number among the votes: the
+	// walk from champion to winner takes duels in this order.
+	LatestStart uint64 `json:"latest_start"`
 	// Majority is the reference majority of the winners, weighted by stake
 	// × re-execution agreement: "contender", "champion", or "" when the two
 	// sides weigh the same.

@@ -13,9 +13,10 @@ import (
 // them liars holding together less than half of the stake, miners with
 // random commitment blocks, and duels with a true winner. Honest
 // validators run every duel and record its true winner (their per-env
-// decisions vary at random, as sampling makes them vary). Each liar mixes
-// strategies: flipping winners, abstaining, duels nobody else ran, a late
-// result that supersedes an honest one, and scores that do not reproduce.
+// decisions vary at random, as sampling makes them vary), a third of them
+// in an earlier epoch (standing votes). Each liar mixes strategies:
+// flipping winners, abstaining, duels nobody else ran, a late result that
+// supersedes an honest one, and scores that do not reproduce.
 type scenario struct {
 	seed       int
 	validators []string
@@ -191,7 +192,7 @@ func (s *scenario) withLiars(r *rng.Stream) (*world, map[string]liarPlan) {
 	for i, v := range s.validators {
 		if !s.liar[i] {
 			for _, d := range s.duels {
-				w.vote(v, d.champion, d.contender, envsFor(r, s.envs, d.truth))
+				w.cast(r.Chance(1, 3), v, d.champion, d.contender, envsFor(r, s.envs, d.truth), 1000)
 			}
 			// honest validators' records reproduce
 			w.outcome(s.validators[(i+1)%len(s.validators)], v, fmt.Sprintf("%s t%d", v, i), Agree)
@@ -217,9 +218,9 @@ func (s *scenario) withLiars(r *rng.Stream) (*world, map[string]liarPlan) {
 			}
 			if p.supersede {
 				// an honest early result, then the one that counts
-				w.voteAt(v, d.champion, d.contender, envsFor(r, s.envs, d.truth), 500)
+				w.cast(r.Chance(1, 2), v, d.champion, d.contender, envsFor(r, s.envs, d.truth), 500)
 			}
-			w.voteAt(v, d.champion, d.contender, envsFor(r, s.envs, winner), 1000)
+			w.cast(r.Chance(1, 3), v, d.champion, d.contender, envsFor(r, s.envs, winner), 1000)
 		}
 		for range p.private {
 			champ := s.miners[r.Uniform(uint64(len(s.miners)))]
@@ -345,9 +346,13 @@ func TestEpochOrderIndependent(t *testing.T) {
 			in.Validators = append([]Validator(nil), in.Validators...)
 			in.Miners = append([]Miner(nil), in.Miners...)
 			in.Votes = append([]Vote(nil), in.Votes...)
+			in.Standing = append([]Vote(nil), in.Standing...)
 			in.Outcomes = append([]Outcome(nil), in.Outcomes...)
 			if view > 0 && len(in.Votes) > 0 {
 				in.Votes = append(in.Votes, in.Votes[r.Uniform(uint64(len(in.Votes)))])
+			}
+			if view > 0 && len(in.Standing) > 0 {
+				in.Standing = append(in.Standing, in.Standing[r.Uniform(uint64(len(in.Standing)))])
 			}
 			if view > 1 && len(in.Outcomes) > 0 {
 				in.Outcomes = append(in.Outcomes, in.Outcomes[r.Uniform(uint64(len(in.Outcomes)))])
@@ -355,6 +360,7 @@ func TestEpochOrderIndependent(t *testing.T) {
 			shuffle(r, in.Validators)
 			shuffle(r, in.Miners)
 			shuffle(r, in.Votes)
+			shuffle(r, in.Standing)
 			shuffle(r, in.Outcomes)
 			out, err := Epoch(in)
 			if err != nil {

@@ -69,6 +69,21 @@ func vectorEpochs() []struct {
 		{"a contradicted minority loses its vTrust", newWorld("A").miners("A", "B").
 			validator("v1", 100).validator("v2", 60).validator("idle", 40).
 			vote("v1", "A", "B", "ccc").vote("v2", "A", "B", "hhh")},
+		{"a standing vote and a vote of the epoch dethrone together", newWorld("A").miners("A", "B").
+			validator("v1", 100).validator("v2", 100).
+			standing("v1", "A", "B", "ccc").vote("v2", "A", "B", "cch")},
+		{"standing votes weigh in majorities but are not scored", newWorld("A").miners("A", "B", "C").
+			validator("v1", 100).validator("v2", 300).validator("v3", 50).
+			standing("v1", "A", "B", "ccc").vote("v2", "A", "B", "hhh").vote("v3", "A", "B", "hho").
+			standing("v3", "A", "C", "cco").vote("v1", "A", "C", "ccc").vote("v2", "A", "C", "chc")},
+		{"the walk takes dethrones in the order they were started", newWorld("B").miners("A", "B").
+			validator("v1", 100).validator("v2", 100).
+			standingAt("v1", "A", "B", "ccc", 500).standingAt("v2", "A", "B", "cch", 510).
+			voteAt("v1", "B", "A", "ccc", 800).voteAt("v2", "B", "A", "chc", 790)},
+		{"a later standing result supersedes one of the epoch", newWorld("A").miners("A", "B").
+			validator("v1", 100).validator("v2", 100).
+			voteAt("v1", "A", "B", "hhh", 800).standingAt("v1", "A", "B", "ccc", 900).
+			standingAt("v2", "A", "B", "hhh", 700).voteAt("v2", "A", "B", "ccc", 950)},
 	}
 }
 

@@ -62,7 +62,7 @@ def epoch(inp):
         k = (v, cid_bin(o['record']))
         key = (-SEV[o['verdict']], ss58(o['auditor']), cid_bin(o['block']), o['reason'].encode())
         if k not in worst or key < worst[k][0]: worst[k] = (key, o)
-    T = [dict(agreed=0, disagreed=0, faulted=0, evidence=[], votes=0, superseded=0, scored=0,
+    T = [dict(agreed=0, disagreed=0, faulted=0, evidence=[], votes=0, standing=0, superseded=0, scored=0,
               votes_agreed=0, envs_compared=0, envs_agreed=0) for _ in range(n)]
     for (v, rec), (_, o) in sorted(worst.items()):
         t = T[idx[v]]
@@ -71,11 +71,13 @@ def epoch(inp):
     for t in T:
         j = t['agreed'] + t['disagreed'] + t['faulted']
         t['R'] = 0 if t['faulted'] else (M if j == 0 else M*t['agreed']//j)
-    # votes: one per validator per pair
+    # votes: one per validator per pair, of the epoch or standing (a record given as both is
+    # one vote of the epoch); vo['old'] marks a standing vote
     uniq = {}
-    for vo in inp['votes'] or []:
-        v = ss58(vo['validator'])
-        if v in idx: uniq[(v, cid_bin(vo['record']))] = vo
+    for old, key in ((True, 'standing'), (False, 'votes')):
+        for vo in inp.get(key) or []:
+            v = ss58(vo['validator'])
+            if v in idx: uniq[(v, cid_bin(vo['record']))] = dict(vo, old=old)
     latest = {}
     for (v, rec), vo in uniq.items():
         k = (side(vo['champion']), side(vo['contender']), v)
@@ -87,7 +89,7 @@ def epoch(inp):
     pairs = {}
     for (ch, co, v), (_, vo) in latest.items():
         pairs.setdefault((ch, co), []).append((idx[v], vo))
-        T[idx[v]]['votes'] += 1
+        T[idx[v]]['standing' if vo['old'] else 'votes'] += 1
     def maj(f, a): return 'contender' if f > a else ('champion' if a > f else '')
     ref = [vals[i][1]*T[i]['R'] for i in range(n)]
     info = {}
@@ -101,6 +103,7 @@ def epoch(inp):
             d = {i: next((x['decision'] for x in vo['envs'] if x['env'] == e), 'open') for i, vo in ballots}
             em[e] = maj(sum(ref[i] for i in d if d[i] == 'contender'), sum(ref[i] for i in d if d[i] == 'champion'))
         for i, vo in ballots:
+            if vo['old']: continue  # standing votes are scored in their own epoch only
             t = T[i]
             if m:
                 t['scored'] += 1; t['votes_agreed'] += vo['winner'] == m
@@ -118,19 +121,22 @@ def epoch(inp):
         ballots = pairs[p]
         f = sum(w[i] for i, vo in ballots if vo['winner'] == 'contender')
         a = sum(w[i] for i, vo in ballots if vo['winner'] == 'champion')
-        duels.append(dict(pair=p, votes=len(ballots), majority=info[p][0], envs=info[p][1],
+        duels.append(dict(pair=p, votes=len(ballots), standing=sum(vo['old'] for _, vo in ballots),
+                          latest_start=max(vo['start'] for _, vo in ballots),
+                          majority=info[p][0], envs=info[p][1],
                           **{'for': f}, against=a, winner='contender' if 2*f > total else 'champion'))
     miners = {ss58(m['hotkey']): m for m in inp['miners'] or []}
     cur = side(inp['champion'])
-    changes, used = [], set()
+    changes, used, since = [], set(), 0
     if cur[0] != bytes(32):
         while True:
             cands = [(miners[d['pair'][1][0]]['commit_block'], d['pair'][1][0], d['pair'][1][1], k)
                      for k, d in enumerate(duels) if k not in used and d['pair'][0] == cur
-                     and d['winner'] == 'contender' and d['pair'][1][0] in miners]
+                     and d['winner'] == 'contender' and d['pair'][1][0] in miners and d['latest_start'] >= since]
             if not cands: break
             k = min(cands)[3]
             used.add(k); changes.append((k, cur, duels[k]['pair'][1])); cur = duels[k]['pair'][1]
+            since = duels[k]['latest_start']
     weights = {'uids': [miners[cur[0]]['uid']], 'values': [65535]} if cur[0] in miners and cur[0] != bytes(32) else {'uids': [], 'values': []}
     return vals, T, duels, total, changes, cur, weights
 
@@ -142,6 +148,7 @@ for e in vec['epochs']:
         assert ss58(got['hotkey']) == h and got['stake'] == stake, e['name']
         for k, mine in [('agreed', t['agreed']), ('disagreed', t['disagreed']), ('faulted', t['faulted']),
                         ('reexec_ppm', t['R']), ('hard_fault', t['faulted'] > 0), ('votes', t['votes']),
+                        ('standing', t['standing']),
                         ('superseded', t['superseded']), ('scored', t['scored']), ('votes_agreed', t['votes_agreed']),
                         ('envs_compared', t['envs_compared']), ('envs_agreed', t['envs_agreed']),
                         ('decision_ppm', t['D']), ('vtrust_ppm', t['vt'])]:
@@ -151,7 +158,7 @@ for e in vec['epochs']:
     assert len(out['duels']) == len(duels), e['name']
     for d, got in zip(duels, out['duels']):
         assert (side(got['champion']), side(got['contender'])) == d['pair'], e['name']
-        for k in ('votes', 'majority', 'envs', 'winner'): assert got[k] == d[k], (e['name'], k)
+        for k in ('votes', 'standing', 'latest_start', 'majority', 'envs', 'winner'): assert got[k] == d[k], (e['name'], k)
         assert int(got['for']) == d['for'] and int(got['against']) == d['against'], e['name']
     assert [(c['duel'], side(c['from']), side(c['to'])) for c in out['changes']] == changes, e['name']
     assert side(out['champion']) == cur and out['weights'] == weights, e['name']
