@@ -27,6 +27,9 @@ type Auditor struct {
 	// recorded are the outcomes (outcomeKey) it links already.
 	recorder Recorder
 	recorded map[string]bool
+
+	// votes caches the votes of blocks in the standing windows (Ledger).
+	votes blockVotes
 }
 
 type audited struct {

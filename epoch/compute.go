@@ -12,8 +12,9 @@ import (
 
 // Compute is epoch k's vTrust, winner and weights as auditor a sees them:
 // a catches up on the peer blocks of its store, then vtrust.Epoch runs
-// over the chain's validators and miners and the window's votes and
-// reproduced outcomes, from champion (the previous epoch's winner).
+// over the chain's validators and miners, the window's votes and
+// reproduced outcomes and the standing votes of the epochs before it,
+// from champion (the previous epoch's winner).
 // Validators the store holds a fork proof of, forked before the window's
 // end, are left out (Equivocators).
 func Compute(ctx context.Context, c chain.Chain, a *Auditor, k uint64, champion duel.Side) (vtrust.Output, Window, error) {
@@ -73,10 +74,11 @@ func compute(ctx context.Context, c chain.Chain, a *Auditor, k uint64, champion 
 			vals = append(vals, v)
 		}
 	}
-	votes, outcomes, err := Ledger(a.store, a.self, e.window, a.Outcomes(), forked)
+	read, err := a.Ledger(e.window, StandingWindow(k, p.Schedule()), forked)
 	if err != nil {
 		return e, err
 	}
-	e.out, err = vtrust.Epoch(vtrust.Input{Validators: vals, Miners: e.at.miners, Champion: champion, Outcomes: outcomes, Votes: votes})
+	e.out, err = vtrust.Epoch(vtrust.Input{Validators: vals, Miners: e.at.miners, Champion: champion,
+		Outcomes: read.Outcomes, Votes: read.Votes, Standing: read.Standing})
 	return e, err
 }

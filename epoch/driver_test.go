@@ -10,6 +10,7 @@ import (
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
+	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -34,6 +35,51 @@ func newWorld(t *testing.T, commitReveal bool) *world {
 }
 
 func newWorldLying(t *testing.T, commitReveal, rewards bool) *world {
+	t.Helper()
+	w := newBareWorld(t, commitReveal, rewards)
+	// Every validator records the duel of the window: the honest ones
+	// saw the contender win every challenge, the liar claims the opposite.
+	for i := range w.keys {
+		w.recordDuel(t, i, recordtest.Anchor(3), i == liar)
+	}
+	return w
+}
+
+func (w *world) result(t *testing.T, v keys.PublicKey, lie bool) verifytest.Duel {
+	return w.resultAt(t, v, recordtest.Anchor(3), lie)
+}
+
+// resultAt is validator v's result of the champion against the contender,
+// played from start.
+func (w *world) resultAt(t *testing.T, v keys.PublicKey, start record.Anchor, lie bool) verifytest.Duel {
+	t.Helper()
+	o := duel.Win
+	if lie {
+		o = duel.Loss
+	}
+	return playDuel(t, v, duel.Side{Hotkey: w.champ.Public()}, duel.Side{Hotkey: w.con.Public()}, start, 0, o)
+}
+
+// recordDuel appends validator i's result, played from anchor and
+// anchored there.
+func (w *world) recordDuel(t *testing.T, i int, anchor record.Anchor, lie bool) {
+	t.Helper()
+	k := w.keys[i]
+	p := w.resultAt(t, k.Public(), anchor, lie)
+	a, err := w.store.NewAppender(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Append(context.Background(), anchor, p.Transcripts, [][]byte{p.Raw}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newBareWorld is the world before any validator recorded a duel.
+func newBareWorld(t *testing.T, commitReveal, rewards bool) *world {
 	t.Helper()
 	s, ks := buildStoreLying(t, 4, rewards)
 	w := &world{store: s, keys: ks}
@@ -67,31 +113,7 @@ func newWorldLying(t *testing.T, commitReveal, rewards bool) *world {
 			t.Fatal(err)
 		}
 	}
-	// Every validator records the duel of the window: the honest ones
-	// saw the contender win every challenge, the liar claims the opposite.
-	for i, k := range ks {
-		p := w.result(t, k.Public(), i == liar)
-		a, err := s.NewAppender(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.Append(ctx, recordtest.Anchor(3), p.Transcripts, [][]byte{p.Raw}); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return w
-}
-
-func (w *world) result(t *testing.T, v keys.PublicKey, lie bool) verifytest.Duel {
-	t.Helper()
-	o := duel.Win
-	if lie {
-		o = duel.Loss
-	}
-	return playDuel(t, v, duel.Side{Hotkey: w.champ.Public()}, duel.Side{Hotkey: w.con.Public()}, recordtest.Anchor(3), 0, o)
 }
 
 func (w *world) drivers(t *testing.T) []*Driver {

@@ -88,55 +88,70 @@ func Participants(ctx context.Context, c chain.Reader) ([]vtrust.Validator, []vt
 	return vals, miners, nil
 }
 
-// Ledger reads the votes and the reproduced outcomes of window w from s:
-// the duel results linked by every validator's blocks anchored in w, the
-// auditor's own outcomes about those blocks, and the outcome records
-// peers linked that the auditor reproduced (same record, same verdict).
-// own are the auditor's outcomes (Auditor.Outcomes). The blocks of the
-// validators in skip (Equivocators) are not read, and no outcome about
-// them is returned.
-func Ledger(s *ledger.Store, self keys.PublicKey, w Window, own []vtrust.Outcome, skip map[keys.PublicKey]bool) ([]vtrust.Vote, []vtrust.Outcome, error) {
-	var votes []vtrust.Vote
+// Reading is what an epoch reads of a store (spec/vtrust.md, "What an
+// epoch reads").
+type Reading struct {
+	// Votes are the duel results linked by blocks anchored in the
+	// epoch's window; Standing those of blocks anchored in the windows
+	// before it that still count (StandingWindow).
+	Votes, Standing []vtrust.Vote
+	// Outcomes are the auditor's own outcomes about the window's blocks
+	// and the peers' ones it reproduced.
+	Outcomes []vtrust.Outcome
+}
+
+// Ledger reads window w of a's store, with the standing votes of window
+// standing: the duel results linked by every validator's blocks anchored
+// in either, the auditor's own outcomes about the blocks of w, and the
+// outcome records peers linked that the auditor reproduced (same record,
+// same verdict). The blocks of the validators in skip (Equivocators) are
+// not read, and no outcome about them is returned.
+func (a *Auditor) Ledger(w, standing Window, skip map[keys.PublicKey]bool) (Reading, error) {
+	s, own := a.store, a.Outcomes()
+	var r Reading
 	var peerOutcomes []vtrust.Outcome
 	inWindow := map[string]bool{}
 	var validators []keys.PublicKey
 	for h, err := range s.Heads() {
 		if err != nil {
-			return nil, nil, fmt.Errorf("read chain heads: %w", err)
+			return Reading{}, fmt.Errorf("read chain heads: %w", err)
 		}
 		if !skip[h.Block.Validator] {
 			validators = append(validators, h.Block.Validator)
 		}
 	}
+	cache := a.votes.begin()
+	defer cache.end()
 	for _, v := range validators {
 		for b, err := range s.Blocks(v, 0) {
 			if err != nil {
-				return nil, nil, fmt.Errorf("read blocks of %s: %w", v, err)
+				return Reading{}, fmt.Errorf("read blocks of %s: %w", v, err)
 			}
-			if !w.contains(b.Anchor.Number) {
-				continue
-			}
-			inWindow[b.CID.KeyString()] = true
-			for _, d := range b.Decisions {
-				raw, err := s.Object(d.Cid)
-				if err != nil {
-					continue // not replicated yet: nothing to read
+			switch {
+			case w.contains(b.Anchor.Number):
+				inWindow[b.CID.KeyString()] = true
+				votes, outcomes, whole := blockDecisions(s, b, a.self)
+				r.Votes = append(r.Votes, votes...)
+				peerOutcomes = append(peerOutcomes, outcomes...)
+				if whole {
+					cache.keep(b, votes)
 				}
-				if r, err := duel.Decode(raw); err == nil {
-					votes = append(votes, vtrust.VoteOf(b.Validator, d.Cid, r))
-					continue
+			case standing.contains(b.Anchor.Number):
+				votes, ok := cache.get(b)
+				if !ok {
+					var whole bool
+					if votes, _, whole = blockDecisions(s, b, a.self); whole {
+						cache.keep(b, votes)
+					}
 				}
-				if o, err := vtrust.DecodeOutcome(raw); err == nil && o.Auditor == b.Validator && o.Auditor != self {
-					peerOutcomes = append(peerOutcomes, o)
-				}
+				r.Standing = append(r.Standing, votes...)
 			}
 		}
 	}
-	var outcomes []vtrust.Outcome
 	mine := map[string]vtrust.Verdict{}
 	for _, o := range own {
 		if inWindow[o.Block.Cid.KeyString()] {
-			outcomes = append(outcomes, o)
+			r.Outcomes = append(r.Outcomes, o)
 			mine[claimKey(o)] = o.Verdict
 		}
 	}
@@ -146,10 +161,32 @@ func Ledger(s *ledger.Store, self keys.PublicKey, w Window, own []vtrust.Outcome
 		// matched on the record alone, a genuine fault relabelled with
 		// another validator would zero that one.
 		if v, ok := mine[claimKey(o)]; ok && v == o.Verdict {
+			r.Outcomes = append(r.Outcomes, o)
+		}
+	}
+	return r, nil
+}
+
+// blockDecisions returns the votes block b links and the outcome records
+// its validator (not self) recorded as auditor; whole is false when a
+// record could not be read.
+func blockDecisions(s *ledger.Store, b ledger.StoredBlock, self keys.PublicKey) (votes []vtrust.Vote, outcomes []vtrust.Outcome, whole bool) {
+	whole = true
+	for _, d := range b.Decisions {
+		raw, err := s.Object(d.Cid)
+		if err != nil {
+			whole = false
+			continue // not replicated yet: nothing to read
+		}
+		if r, err := duel.Decode(raw); err == nil {
+			votes = append(votes, vtrust.VoteOf(b.Validator, d.Cid, r))
+			continue
+		}
+		if o, err := vtrust.DecodeOutcome(raw); err == nil && o.Auditor == b.Validator && o.Auditor != self {
 			outcomes = append(outcomes, o)
 		}
 	}
-	return votes, outcomes, nil
+	return votes, outcomes, whole
 }
 
 // claimKey names what an outcome claims something about: the validator,
