@@ -132,7 +132,8 @@ type duelEntry struct {
 	validator keys.PublicKey
 	block     cid.Cid
 	height    uint64
-	index     int // position in the block's decisions
+	index     int    // position in the block's decisions
+	epoch     uint64 // whose window holds the block's anchor
 	timeMS    int64
 	id        record.DuelID
 	r         duel.Result // Envs[].Challenges cleared to save memory
@@ -391,6 +392,7 @@ func (x *index) addDuel(b ledger.StoredBlock, i int, c cid.Cid, r duel.Result) {
 	}
 	d := &duelEntry{
 		record: c, validator: b.Validator, block: b.CID, height: b.Height, index: i, timeMS: b.TimeMS,
+		epoch: epochOfBlock(b.Anchor.Number, x.sched),
 		id: record.Duel{Champion: r.Champion.Hotkey, Contender: r.Contender.Hotkey,
 			Start: record.Anchor{Number: r.Start.Number, Hash: record.Hash(r.Start.Hash)}}.ID(),
 		r: r, n: n,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -232,5 +233,36 @@ func TestMethodNotAllowed(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("HEAD %s: %d, want 200", path, resp.StatusCode)
 		}
+	}
+}
+
+// TestVTrustStandingVotes: with a tempo of 151, Alice's duel result
+// (anchored 150) falls in epoch 1 and Bob's (151) in epoch 2. Alone, her
+// vote holds half of the stake, not more, and epoch 1 keeps the champion;
+// standing in epoch 2 beside his, it makes the dethrone (spec/vtrust.md,
+// "Standing votes").
+func TestVTrustStandingVotes(t *testing.T) {
+	t.Parallel()
+	f := shared.f
+	h, err := explorer.Handler(shared.s, explorer.Options{Refresh: -1, Tempo: 151})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var v explorer.VTrustView
+	getJSONAt(t, srv.URL, "/api/v1/vtrust", &v)
+	if len(v.Epochs) != 2 {
+		t.Fatalf("epochs %+v, want 1 and 2", v.Epochs)
+	}
+	e1, e2 := v.Epochs[0], v.Epochs[1]
+	if e1.Epoch != 1 || e1.Votes != 1 || e1.Standing != 0 || e1.Winner == nil || e1.Winner.Hotkey != f.Champion.Key.Public() {
+		t.Errorf("epoch 1 %+v, want one vote and the champion kept", e1)
+	}
+	if e2.Epoch != 2 || e2.Votes != 1 || e2.Standing != 1 || e2.Winner == nil || e2.Winner.Hotkey != f.Contender.Key.Public() {
+		t.Errorf("epoch 2 %+v, want one vote, one standing and the contender", e2)
+	}
+	if ep := v.Epoch; ep == nil || ep.Output == nil || len(ep.Output.Duels) != 1 || ep.Output.Duels[0].Standing != 1 {
+		t.Errorf("epoch 2's view %+v", v.Epoch)
 	}
 }

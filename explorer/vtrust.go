@@ -39,8 +39,9 @@ type EpochView struct {
 	// FirstBlock and LastBlock bound the chain blocks of the epoch.
 	FirstBlock uint64 `json:"first_block"`
 	LastBlock  uint64 `json:"last_block"`
-	// Votes and Outcomes are the records fed to vtrust.Epoch.
+	// Votes, Standing and Outcomes are the records fed to vtrust.Epoch.
 	Votes    int `json:"votes"`
+	Standing int `json:"standing"`
 	Outcomes int `json:"outcomes"`
 	// ChampionIn is the champion the epoch starts with (null: none).
 	ChampionIn *duel.Side `json:"champion_in"`
@@ -53,6 +54,7 @@ type EpochView struct {
 type EpochSummary struct {
 	Epoch    uint64 `json:"epoch"`
 	Votes    int    `json:"votes"`
+	Standing int    `json:"standing"`
 	Outcomes int    `json:"outcomes"`
 	// Winner is the champion at the epoch's end, null if none or failed.
 	Winner *duel.Side `json:"winner"`
@@ -98,6 +100,11 @@ type epochPlan struct {
 	ranges     map[keys.PublicKey]heightRange
 	outcomesIn []uint64
 	version    uint64
+	// standing are the duel results of the epochs before it that still
+	// count (vtrust.StandingEpochs), and standingKey their epochs'
+	// versions, which the cache compares.
+	standing    []vtrust.Vote
+	standingKey string
 }
 
 func (srv *server) vtrust(w http.ResponseWriter, r *http.Request) error {
@@ -117,6 +124,19 @@ func (srv *server) vtrust(w http.ResponseWriter, r *http.Request) error {
 	all := map[uint64]epochPlan{}
 	var champion *duel.Side
 	err = srv.index.read(func(x *index) error {
+		votesOf := map[uint64][]vtrust.Vote{}
+		for _, d := range x.duels {
+			votesOf[d.epoch] = append(votesOf[d.epoch], vtrust.VoteOf(d.validator, d.record, d.r))
+		}
+		var last uint64
+		candidates := map[uint64]bool{}
+		for e, ep := range x.epochs {
+			last = max(last, e)
+			candidates[e] = true
+			for after := e + 1; ep.votes > 0 && after < e+vtrust.StandingEpochs; after++ {
+				candidates[after] = true
+			}
+		}
 		for e, ep := range x.epochs {
 			p := epochPlan{epoch: e, ranges: map[keys.PublicKey]heightRange{}, version: ep.version}
 			for v, hr := range ep.ranges {
@@ -126,7 +146,25 @@ func (srv *server) vtrust(w http.ResponseWriter, r *http.Request) error {
 				p.outcomesIn = append(p.outcomesIn, a)
 			}
 			all[e] = p
-			if ep.votes > 0 || ep.outcomes > 0 {
+		}
+		// An epoch is computed when it holds records or votes of the
+		// epochs before it still stand in it: standing votes alone can
+		// dethrone (spec/vtrust.md, "Standing votes").
+		for e := range candidates {
+			if e == 0 || e > last {
+				continue
+			}
+			p, ok := all[e]
+			if !ok {
+				p = epochPlan{epoch: e}
+			}
+			for before := e - min(e-1, vtrust.StandingEpochs-1); before < e; before++ {
+				p.standing = append(p.standing, votesOf[before]...)
+				if ep := x.epochs[before]; ep != nil {
+					p.standingKey += fmt.Sprintf("/s%d:%d", before, ep.version)
+				}
+			}
+			if ep := x.epochs[e]; (ep != nil && (ep.votes > 0 || ep.outcomes > 0)) || len(p.standing) > 0 {
 				plans = append(plans, p)
 			}
 		}
@@ -154,7 +192,7 @@ func (srv *server) vtrust(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		sum := EpochSummary{Epoch: p.epoch, Votes: ev.Votes, Outcomes: ev.Outcomes}
+		sum := EpochSummary{Epoch: p.epoch, Votes: ev.Votes, Standing: ev.Standing, Outcomes: ev.Outcomes}
 		if ev.Output != nil && ev.Output.Champion.Hotkey != (keys.PublicKey{}) {
 			c := ev.Output.Champion
 			sum.Winner, champion = &c, &c
@@ -169,7 +207,7 @@ func (srv *server) vtrust(w http.ResponseWriter, r *http.Request) error {
 
 // epochView computes (or reuses) one epoch.
 func (srv *server) epochView(p epochPlan, all map[uint64]epochPlan, champion *duel.Side, vals []vtrust.Validator, miners []vtrust.Miner, inputsKey string) (EpochView, error) {
-	key := fmt.Sprintf("%d/%s/%x", p.version, inputsKey, sideKeyOf(champion))
+	key := fmt.Sprintf("%d/%s/%x%s", p.version, inputsKey, sideKeyOf(champion), p.standingKey)
 	for _, a := range p.outcomesIn {
 		key += fmt.Sprintf("/%d:%d", a, all[a].version)
 	}
@@ -180,7 +218,7 @@ func (srv *server) epochView(p epochPlan, all map[uint64]epochPlan, champion *du
 	}
 	srv.epochs.mu.Unlock()
 
-	in := vtrust.Input{Validators: vals, Miners: miners}
+	in := vtrust.Input{Validators: vals, Miners: miners, Standing: p.standing}
 	if champion != nil {
 		in.Champion = *champion
 	}
@@ -224,7 +262,7 @@ func (srv *server) epochView(p epochPlan, all map[uint64]epochPlan, champion *du
 	first, _ := srv.sched.Start(p.epoch - 1)
 	end, _ := srv.sched.Start(p.epoch)
 	ev := EpochView{Epoch: p.epoch, FirstBlock: first, LastBlock: max(end, 1) - 1,
-		Votes: len(in.Votes), Outcomes: len(in.Outcomes), ChampionIn: champion}
+		Votes: len(in.Votes), Standing: len(in.Standing), Outcomes: len(in.Outcomes), ChampionIn: champion}
 	o, err := vtrust.Epoch(in)
 	if err != nil {
 		ev.Error = err.Error()

@@ -154,9 +154,9 @@ out of it (spec/epoch.md) and named after the table ("equivocators" in --json).`
 
 func printVtrust(w io.Writer, k uint64, win epoch.Window, out vtrust.Output) {
 	fmt.Fprintf(w, "epoch %d (anchors %d..%d)\n", k, win.From, win.To-1)
-	fmt.Fprintf(w, "%-48s %12s %10s %10s %6s %6s %6s\n", "validator", "stake", "vtrust", "reexec", "agree", "fault", "votes")
+	fmt.Fprintf(w, "%-48s %12s %10s %10s %6s %6s %6s %8s\n", "validator", "stake", "vtrust", "reexec", "agree", "fault", "votes", "standing")
 	for _, t := range out.Validators {
-		fmt.Fprintf(w, "%-48s %12d %10s %10s %6d %6d %6d\n", t.Hotkey, t.Stake, ppm(t.VTrustPPM), ppm(t.ReexecPPM), t.Agreed, t.Faulted, t.Votes)
+		fmt.Fprintf(w, "%-48s %12d %10s %10s %6d %6d %6d %8d\n", t.Hotkey, t.Stake, ppm(t.VTrustPPM), ppm(t.ReexecPPM), t.Agreed, t.Faulted, t.Votes, t.Standing)
 	}
 	if out.Champion.Hotkey == (keys.PublicKey{}) {
 		fmt.Fprintln(w, "winner: none")
