@@ -28,8 +28,9 @@ type Auditor struct {
 	recorder Recorder
 	recorded map[string]bool
 
-	// votes caches the votes of blocks in the standing windows (Ledger).
-	votes blockVotes
+	// chains remembers how far Ledger read each chain, and the votes
+	// that may stand.
+	chains chainReader
 }
 
 type audited struct {

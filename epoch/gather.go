@@ -120,32 +120,25 @@ func (a *Auditor) Ledger(w, standing Window, skip map[keys.PublicKey]bool) (Read
 			validators = append(validators, h.Block.Validator)
 		}
 	}
-	cache := a.votes.begin()
-	defer cache.end()
 	for _, v := range validators {
-		for b, err := range s.Blocks(v, 0) {
-			if err != nil {
-				return Reading{}, fmt.Errorf("read blocks of %s: %w", v, err)
-			}
-			switch {
-			case w.contains(b.Anchor.Number):
+		err := a.chains.read(s, v, standing, w, func(b ledger.StoredBlock, kept []vtrust.Vote, fresh bool) ([]vtrust.Vote, bool) {
+			votes, whole := kept, true
+			if w.contains(b.Anchor.Number) {
 				inWindow[b.CID.KeyString()] = true
-				votes, outcomes, whole := blockDecisions(s, b, a.self)
+				var outcomes []vtrust.Outcome
+				votes, outcomes, whole = blockDecisions(s, b, a.self)
 				r.Votes = append(r.Votes, votes...)
 				peerOutcomes = append(peerOutcomes, outcomes...)
-				if whole {
-					cache.keep(b, votes)
-				}
-			case standing.contains(b.Anchor.Number):
-				votes, ok := cache.get(b)
-				if !ok {
-					var whole bool
-					if votes, _, whole = blockDecisions(s, b, a.self); whole {
-						cache.keep(b, votes)
-					}
-				}
-				r.Standing = append(r.Standing, votes...)
+				return votes, whole
 			}
+			if fresh {
+				votes, _, whole = blockDecisions(s, b, a.self)
+			}
+			r.Standing = append(r.Standing, votes...)
+			return votes, whole
+		})
+		if err != nil {
+			return Reading{}, err
 		}
 	}
 	mine := map[string]vtrust.Verdict{}

@@ -2,11 +2,13 @@ package epoch
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"testing"
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/vtrust"
 )
@@ -65,10 +67,10 @@ func TestStandingWindow(t *testing.T) {
 	}
 }
 
-// TestLedgerReadsStandingVotes: what an auditor reads of the store for
-// epochs 24 to 26, as a vote ages out of the standing windows, with its
-// vote cache warm (epochs in order, then one again) and cold (a new
-// auditor each time).
+// TestLedgerReadsStandingVotes: what an auditor reads of the store as
+// votes age out of the standing windows, with the chains read before
+// (epochs in order, then back, then a chain grown meanwhile) and read
+// afresh by a new auditor each time.
 func TestLedgerReadsStandingVotes(t *testing.T) {
 	w := newBareWorld(t, false, false)
 	w.recordDuel(t, 2, recordtest.Anchor(3), false)          // epoch 1
@@ -77,25 +79,41 @@ func TestLedgerReadsStandingVotes(t *testing.T) {
 	s := chain.TempoSchedule(tempo)
 	self := w.keys[3].Public()
 	warm := NewAuditor(self, w.store)
+	v := func(is ...int) []keys.PublicKey {
+		var out []keys.PublicKey
+		for _, i := range is {
+			out = append(out, w.keys[i].Public())
+		}
+		return out
+	}
 	for _, c := range []struct {
 		k               uint64
 		votes, standing []keys.PublicKey
+		grow            bool // validator 3 records a duel in epoch 27 first
 	}{
-		{24, nil, []keys.PublicKey{w.keys[2].Public(), w.keys[0].Public()}},
-		{25, []keys.PublicKey{w.keys[1].Public()}, []keys.PublicKey{w.keys[0].Public()}},
-		{26, nil, []keys.PublicKey{w.keys[1].Public()}},
-		{24, nil, []keys.PublicKey{w.keys[2].Public(), w.keys[0].Public()}},
+		{k: 24, standing: v(2, 0)},
+		{k: 25, votes: v(1), standing: v(0)},
+		{k: 26, standing: v(1)},
+		{k: 24, standing: v(2, 0)}, // back: the chains are read again
+		{k: 2, votes: v(0), standing: v(2)},
+		{k: 1, votes: v(2)}, // an earlier epoch, same standing start
+		{k: 3, standing: v(2, 0)},
+		{k: 27, standing: v(1)},
+		{k: 28, standing: v(1, 3), grow: true},
 	} {
+		if c.grow {
+			w.recordDuel(t, 3, recordtest.Anchor(26*tempo+5), false)
+		}
 		for name, a := range map[string]*Auditor{"warm": warm, "cold": NewAuditor(self, w.store)} {
 			r, err := a.Ledger(WindowOf(c.k, s), StandingWindow(c.k, s), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := voters(r.Votes); !sameSet(got, c.votes) {
-				t.Errorf("epoch %d (%s cache): votes of %v, want %v", c.k, name, got, c.votes)
+				t.Errorf("epoch %d (%s): votes of %v, want %v", c.k, name, got, c.votes)
 			}
 			if got := voters(r.Standing); !sameSet(got, c.standing) {
-				t.Errorf("epoch %d (%s cache): standing votes of %v, want %v", c.k, name, got, c.standing)
+				t.Errorf("epoch %d (%s): standing votes of %v, want %v", c.k, name, got, c.standing)
 			}
 		}
 	}
@@ -118,4 +136,52 @@ func sameSet(a, b []keys.PublicKey) bool {
 		return m
 	}
 	return reflect.DeepEqual(count(a), count(b))
+}
+
+// TestChainReaderReadsEachBlockOnce: a block read for one epoch is not
+// read again for the next while it stands, and blocks anchored before the
+// standing window are not visited.
+func TestChainReaderReadsEachBlockOnce(t *testing.T) {
+	w := newBareWorld(t, false, false)
+	for i := range uint64(30) {
+		w.recordDuel(t, 0, recordtest.Anchor(i*tempo+1), false) // one block in each epoch 1..30
+	}
+	s := chain.TempoSchedule(tempo)
+	v := w.keys[0].Public()
+	var r chainReader
+	pass := func(k uint64) (fresh, total int, lowest uint64) {
+		lowest = math.MaxUint64
+		err := r.read(w.store, v, StandingWindow(k, s), WindowOf(k, s), func(b ledger.StoredBlock, kept []vtrust.Vote, isFresh bool) ([]vtrust.Vote, bool) {
+			total++
+			lowest = min(lowest, b.Height)
+			if isFresh {
+				fresh++
+				votes, _, whole := blockDecisions(w.store, b, w.keys[3].Public())
+				return votes, whole
+			}
+			if len(kept) != 1 {
+				t.Errorf("epoch %d: block %d kept %d votes, want its 1", k, b.Height, len(kept))
+			}
+			return kept, true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fresh, total, lowest
+	}
+	if fresh, total, _ := pass(28); fresh != total || total != 24 {
+		t.Fatalf("first pass: %d fresh of %d blocks, want 24 of 24", fresh, total)
+	}
+	fresh, total, lowest := pass(29)
+	if fresh != 1 || total != 24 {
+		t.Fatalf("next epoch: %d fresh of %d blocks, want only the new window's 1 of 24", fresh, total)
+	}
+	h, err := w.store.Head(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The newest block is epoch 30's; the 24 before it are epochs 6 to 29.
+	if first := h.Block.Height - 24; lowest != first {
+		t.Fatalf("the lowest height visited is %d, want %d (epoch 6's block)", lowest, first)
+	}
 }
