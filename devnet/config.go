@@ -29,6 +29,10 @@ type Config struct {
 	// blocks: an epoch every 6 s).
 	BlockTime time.Duration
 	Tempo     uint64
+	// Stagger delays validator i's duels by i × Stagger, as validators
+	// whose queues reach a contender at different times; an epoch's
+	// votes on one pair then come from only some of them.
+	Stagger time.Duration
 	// Rule is the duel rule (default: looks at 8, 16, 32 and 64 outcomes,
 	// at most 120 challenges per env: clear cases end in seconds).
 	Rule duel.Rule
@@ -69,6 +73,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Duration < 0 {
 		return c, fmt.Errorf("devnet: negative duration %s", c.Duration)
+	}
+	if c.Stagger < 0 {
+		return c, fmt.Errorf("devnet: negative stagger %s", c.Stagger)
 	}
 	if c.BlockTime == 0 {
 		c.BlockTime = 250 * time.Millisecond

@@ -184,6 +184,23 @@ func (s stoppable) Run(ctx context.Context, n *node.Node) error {
 	return s.svc.Run(ctx, n)
 }
 
+// delayed runs svc after a delay (none if the node stops first).
+type delayed struct {
+	svc   node.Service
+	delay time.Duration
+}
+
+func (d delayed) Run(ctx context.Context, n *node.Node) error {
+	t := time.NewTimer(d.delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return d.svc.Run(ctx, n)
+	case <-ctx.Done():
+		return nil
+	}
+}
+
 // startNodes starts the validators' nodes one by one, each dialing those
 // before it.
 func (d *network) startNodes() error {
@@ -232,7 +249,7 @@ func (d *network) startNodes() error {
 			DataDir: dir, Key: k, NetUID: params.Netuid, Genesis: record.Hash(genesis), Listen: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/0")},
 			Peers: append([]peer.AddrInfo(nil), peers...), Validators: pubs, Logger: log,
 			Network:  p2p.Config{Heartbeat: 200 * time.Millisecond, ReconnectInterval: 500 * time.Millisecond, StatusInterval: 2 * time.Second},
-			Services: []node.Service{stoppable{vs, d.quiesce}, stoppable{drv, d.quiesce}},
+			Services: []node.Service{stoppable{delayed{vs, time.Duration(i) * d.cfg.Stagger}, d.quiesce}, stoppable{drv, d.quiesce}},
 		}
 		if i == 0 && d.cfg.Explorer != "" {
 			cfg.StatusAddr = d.cfg.Explorer

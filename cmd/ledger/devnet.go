@@ -23,6 +23,7 @@ func newDevnetCmd() *cobra.Command {
 		dir                 string
 		validators, miners  int
 		duration, blockTime time.Duration
+		stagger             time.Duration
 		tempo               uint64
 		asJSON              bool
 		explorerAddr        string
@@ -65,6 +66,9 @@ exits with 128 + the signal (130, 143); a second signal ends it at once.` + exit
 			if duration <= 0 || blockTime <= 0 {
 				return usageError{"--duration and --block-time must be positive"}
 			}
+			if stagger < 0 {
+				return usageError{fmt.Sprintf("--stagger %s: want 0 or more", stagger)}
+			}
 			if tempo == 0 {
 				return usageError{"--tempo 0: want at least 1 block per epoch"}
 			}
@@ -77,7 +81,7 @@ exits with 128 + the signal (130, 143); a second signal ends it at once.` + exit
 			defer stop()
 			disp := newDevnetDisplay(cmd.ErrOrStderr(), validators)
 			cfg := devnet.Config{Dir: dir, Validators: validators, Miners: miners, Duration: duration,
-				BlockTime: blockTime, Tempo: tempo, Events: disp.event, Explorer: explorerAddr, Logger: loggerOf(cmd).With("component", "devnet")}
+				BlockTime: blockTime, Tempo: tempo, Stagger: stagger, Events: disp.event, Explorer: explorerAddr, Logger: loggerOf(cmd).With("component", "devnet")}
 			if !cmd.Flags().Changed("log-level") {
 				// The display tells the story; node logs would drown it.
 				cfg.Logger = nil
@@ -114,6 +118,7 @@ exits with 128 + the signal (130, 143); a second signal ends it at once.` + exit
 	f.DurationVar(&duration, "duration", 90*time.Second, "longest the network runs before it is stopped and audited")
 	f.DurationVar(&blockTime, "block-time", 250*time.Millisecond, "local chain block time")
 	f.Uint64Var(&tempo, "tempo", 24, "local chain blocks per epoch")
+	f.DurationVar(&stagger, "stagger", 0, "start validator i's duels i times this late (e.g. 12s: two epochs at the default chain's pace), so that their votes fall in different epochs")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.StringVar(&explorerAddr, "explorer", "", "serve validator 0's explorer, /metrics and /status on this loopback address while the devnet runs (e.g. 127.0.0.1:8080)")
 	return cmd

@@ -77,6 +77,7 @@ func TestDevnetRefusesBadFlagsBeforeStarting(t *testing.T) {
 	}{
 		{[]string{"--tempo", "0"}, "--tempo 0"},
 		{[]string{"--explorer", "0.0.0.0:0"}, "--explorer 0.0.0.0:0"},
+		{[]string{"--stagger", "-1s"}, "--stagger -1s"},
 	} {
 		code, out := runStopped(t, append([]string{"devnet", "--dir", dir, "--duration", "1s"}, tc.args...)...)
 		if code != exitUsage || !strings.Contains(out, tc.want) {
