@@ -21,6 +21,7 @@ type ballot struct {
 	vote      *Vote
 	// standing: cast in an earlier epoch, so counted but not scored.
 	standing bool
+	pair     pair
 }
 
 // groupVotes sorts the epoch's votes and the standing ones into pairs,
@@ -48,11 +49,12 @@ func groupVotes(votes, standing []Vote, rank map[[32]byte]int, trust []Trust) ([
 				return fmt.Errorf("%w: record %s of %s given twice with different contents", ErrInput, v.Record.Cid, v.Validator)
 			}
 			if !old {
-				unique[k] = ballot{r, w.vote, false}
+				w.standing = false
+				unique[k] = w
 			}
 			return nil
 		}
-		unique[k] = ballot{r, v, old}
+		unique[k] = ballot{r, v, old, v.pair()}
 		return nil
 	}
 	for i := range votes {
@@ -71,7 +73,7 @@ func groupVotes(votes, standing []Vote, rank map[[32]byte]int, trust []Trust) ([
 	}
 	latest := make(map[key]ballot, len(unique))
 	for _, b := range unique {
-		k := key{b.vote.pair(), b.validator}
+		k := key{b.pair, b.validator}
 		w, seen := latest[k]
 		switch {
 		case !seen:

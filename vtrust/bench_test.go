@@ -26,6 +26,12 @@ const (
 	transcriptsPerValidator = 4096
 )
 
+// benchStandingDuels are the duels of the 23 epochs before, as many an
+// epoch, each between two other miners, whose votes still stand; their
+// champions (miners 17 to 216) are off the epoch's chain of duels (miners
+// 0 to 16), which they leave as it is.
+const benchStandingDuels = (StandingEpochs - 1) * benchDuels
+
 // syntheticEpoch builds a 64 × 256 epoch: stakes as yuma.Synthetic draws
 // them, a chain of duels from miner 0, two liars (one whose scores do not
 // reproduce, one that flips every winner) and some soft disagreements.
@@ -70,6 +76,20 @@ func syntheticEpoch(seed [32]byte, stakes []uint64, transcripts int) Input {
 			cur = cont
 		}
 	}
+	for d := range benchStandingDuels {
+		champ, cont := miners[17+d%200], miners[17+(d%200+1+d/200)%200]
+		truth := []string{champion, contender}[r.Uniform(2)]
+		for _, v := range names {
+			envs, _ := envsVote(envsFor(r, benchEnvs, truth))
+			in.Standing = append(in.Standing, Vote{
+				Validator: hotkey(v),
+				Record:    codec.LinkTo(cidOf(fmt.Sprintf("standing duel %d of %s", d, v))),
+				Start:     9_700 - 360*uint64(1+d/benchDuels) + uint64(d%benchDuels),
+				Champion:  side(champ), Contender: side(cont),
+				Winner: truth, Envs: envs,
+			})
+		}
+	}
 	block := cidOf("a block")
 	for i, v := range names {
 		auditor := hotkey(names[(i+1)%benchValidators])
@@ -93,8 +113,8 @@ func syntheticEpoch(seed [32]byte, stakes []uint64, transcripts int) Input {
 }
 
 // BenchmarkEpoch64x256 is one epoch's consensus work at 64 validators ×
-// 256 miners: vTrust over the epoch's 262144 re-execution outcomes and
-// 1024 duel results, the winner and its weights, then the Yuma epoch of
+// 256 miners: vTrust over the epoch's 262144 re-execution outcomes, its
+// 1024 duel results and 23552 standing ones, the winner and its weights, then the Yuma epoch of
 // yuma.Synthetic(64, 256, seed). It reports the wall time per epoch as a
 // fraction of the 100 ms target, the process CPU time per epoch (garbage
 // collection included) likewise, and the share of wall time spent in
@@ -144,7 +164,7 @@ func TestSyntheticEpoch(t *testing.T) {
 	if !faulty.HardFault || faulty.VTrustPPM != 0 || flipper.DecisionPPM != 0 {
 		t.Fatalf("liars not caught: %+v / %+v", faulty, flipper)
 	}
-	if len(out.Changes) == 0 || len(out.Duels) != benchDuels {
+	if len(out.Changes) == 0 || len(out.Duels) != benchDuels+benchStandingDuels {
 		t.Fatalf("%d duels, %d changes", len(out.Duels), len(out.Changes))
 	}
 	for _, tr := range out.Validators[2:] {
