@@ -315,8 +315,8 @@ async function vtrust(epoch) {
   const v = await api("/vtrust", { epoch });
   const e = v.epoch;
   const nodes = [h("h1", null, "vTrust and weights"), h("p", { class: "note" }, v.note)];
-  nodes.push(table(["#Epoch", "#Duel results", "#Outcomes", "Winner"],
-    v.epochs.map((x) => [link(["vtrust", x.epoch], x.epoch), x.votes, x.outcomes, x.winner ? hotkeyLink("miner", x.winner.hotkey) : "none"])));
+  nodes.push(table(["#Epoch", "#Duel results", "#Standing", "#Outcomes", "Winner"],
+    v.epochs.map((x) => [link(["vtrust", x.epoch], x.epoch), x.votes, x.standing, x.outcomes, x.winner ? hotkeyLink("miner", x.winner.hotkey) : "none"])));
   if (!e) {
     nodes.push(h("p", { class: "muted" }, "No duel result or outcome in this store yet."));
     show(...nodes);
@@ -336,13 +336,13 @@ async function vtrust(epoch) {
     ["total trusted stake", o.total],
   ]));
   nodes.push(h("h2", null, "Validators"));
-  nodes.push(table(["Validator", "#Stake", "#Agreed", "#Disagreed", "#Faulted", "#Re-exec", "#Votes", "#Agreeing", "#Decision", "#vTrust"],
+  nodes.push(table(["Validator", "#Stake", "#Agreed", "#Disagreed", "#Faulted", "#Re-exec", "#Votes", "#Standing", "#Agreeing", "#Decision", "#vTrust"],
     o.validators.map((t) => [hotkeyLink("validator", t.hotkey), t.stake, t.agreed, t.disagreed,
-      t.faulted ? h("span", { class: "bad" }, t.faulted) : 0, ppm(t.reexec_ppm), t.votes, `${t.votes_agreed}/${t.scored}`,
+      t.faulted ? h("span", { class: "bad" }, t.faulted) : 0, ppm(t.reexec_ppm), t.votes, t.standing, `${t.votes_agreed}/${t.scored}`,
       ppm(t.decision_ppm), h("span", { class: t.vtrust_ppm === 1e6 ? "good" : "bad" }, ppm(t.vtrust_ppm))]), { id: "vtrust-table" }));
   nodes.push(h("h2", null, "Duels"));
-  nodes.push(table(["Champion", "Contender", "#Votes", "Majority", "For", "Against", "Winner"],
-    o.duels.map((d) => [hotkeyLink("miner", d.champion.hotkey), hotkeyLink("miner", d.contender.hotkey), d.votes, d.majority || "none", d.for, d.against, d.winner])));
+  nodes.push(table(["Champion", "Contender", "#Votes", "#Standing", "#Latest start", "Majority", "For", "Against", "Winner"],
+    o.duels.map((d) => [hotkeyLink("miner", d.champion.hotkey), hotkeyLink("miner", d.contender.hotkey), d.votes, d.standing, d.latest_start, d.majority || "none", d.for, d.against, d.winner])));
   show(...nodes);
 }
 
