@@ -63,7 +63,7 @@ func TestEpochTrace(t *testing.T) {
 	if l := logs.find(t, "epoch: checkpoint committed on-chain"); l["level"] != "INFO" || l["epoch"] != 1.0 || l["height"] != float64(h.Block.Height) || l["transcripts"] != float64(h.Checkpoint.Size) {
 		t.Errorf("commitment logged as %v; want height %d, %d transcripts", l, h.Block.Height, h.Checkpoint.Size)
 	}
-	if l := logs.find(t, "epoch: consensus winner"); l["level"] != "INFO" || l["winner"] != con || l["uid"] != uid || l["champion_held"] != false || l["dethrones"] != 1.0 {
+	if l := logs.find(t, "epoch: consensus winner"); l["level"] != "INFO" || l["winner"] != con || l["uid"] != uid || l["champion_held"] != false || l["dethrones"] != 1.0 || l["standing_votes"] != 0.0 {
 		t.Errorf("winner logged as %v; want %s, uid %v, dethroning", l, con, uid)
 	}
 	if l := logs.find(t, "epoch: weights set"); l["level"] != "INFO" || l["uid"] != uid || l["winner"] != con {

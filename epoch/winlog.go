@@ -28,7 +28,17 @@ func (d *Driver) logWinner(k uint64, out vtrust.Output) {
 	}
 	l.Info("epoch: consensus winner", "epoch", k, "winner", out.Champion.Hotkey.String(),
 		"model_hash", shortHex(out.Champion.ModelHash), "uid", out.Weights.UIDs[0],
-		"champion_held", held, "dethrones", len(out.Changes), "duels", len(out.Duels), "validators", len(out.Validators))
+		"champion_held", held, "dethrones", len(out.Changes), "duels", len(out.Duels), "standing_votes", standingVotes(out),
+		"validators", len(out.Validators))
+}
+
+// standingVotes counts the votes of earlier epochs that counted in out.
+func standingVotes(out vtrust.Output) int {
+	n := 0
+	for _, d := range out.Duels {
+		n += d.Standing
+	}
+	return n
 }
 
 // shortHex is the first 8 bytes of b in hex: enough to tell models apart
