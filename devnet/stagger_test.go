@@ -10,13 +10,14 @@ import (
 	"github.com/affine-ledger/ledger/devnet"
 )
 
-// TestDevnetStaggered: three validators of equal stake reach the same duel
-// three epochs apart (duels take seconds to tens of seconds), so that no
-// epoch's window holds more than one of their votes, and a dethrone needs
-// two. Counted only in its own epoch (spec/vtrust.md version 1), no vote
-// ever had the majority and the first champion kept the weights for good;
-// with votes standing for 24 epochs the perfect solver is crowned by an
-// epoch in which an earlier vote stands beside that epoch's own.
+// TestDevnetStaggered: three validators (stakes 1000, 950 and 900: any two
+// hold more than half, none alone) reach the same duel three epochs apart
+// (duels take seconds to tens of seconds), so that no epoch's window holds
+// more than one of their votes, and a dethrone needs two. Counted only in
+// its own epoch (spec/vtrust.md version 1), no vote ever had the majority
+// and the first champion kept the weights for good; with votes standing
+// for 24 epochs the perfect solver is crowned by an epoch in which an
+// earlier vote stands beside that epoch's own.
 func TestDevnetStaggered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a network for tens of seconds")
