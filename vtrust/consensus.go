@@ -57,9 +57,10 @@ func decide(groups []*group, trust []Trust) ([]Duel, Weight) {
 //
 // The order in time matters once votes stand for several epochs: a
 // dethrone (A, B) followed by its reverse (B, A) both stand for a while,
-// and a walk free to take them in any order would end on A in one epoch
-// and on B in the next. Taken in time order, every epoch's walk replays
-// them as they happened and ends on A.
+// and a walk from B free to take them in any order would go B, A, B,
+// undoing the reverse with the stale dethrone, while a walk from A ends
+// on A. Taken in time order, every epoch's walk replays them as they
+// happened and ends on A, wherever it starts.
 func path(first duel.Side, duels []Duel, miners []Miner) ([]Change, duel.Side) {
 	byHotkey := make(map[keys.PublicKey]*Miner, len(miners))
 	for i := range miners {
