@@ -113,8 +113,8 @@ func TestStandingVotesAreChecked(t *testing.T) {
 // TestWalkTakesDuelsInTimeOrder: a dethrone (A, B) and its reverse (B, A),
 // started later, both stand. Whichever of A and B an epoch starts from,
 // its walk replays them in the order they started and ends on A; taken
-// in any order, an epoch starting from A would end on B and the next one,
-// starting from B, on A, for as long as both stand.
+// in any order, an epoch starting from B would go B, A, B and keep B for
+// as long as the dethrone stands.
 func TestWalkTakesDuelsInTimeOrder(t *testing.T) {
 	t.Parallel()
 	for _, start := range []string{"A", "B"} {
