@@ -56,6 +56,11 @@ func checkNewestLog(dir string) (*TornLog, error) {
 		// itself, damaged. Every record was replayed.
 		return nil, nil
 	}
+	if recycledTail(data, at, num) {
+		// The log's records end there, in a file Pebble reused: every
+		// record was replayed.
+		return nil, nil
+	}
 	return &TornLog{Log: name, Offset: at, Size: int64(len(data))}, nil
 }
 
