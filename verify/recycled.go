@@ -31,10 +31,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // whole chunk of another log at off or at the next block, where the old
 // log began a block with a chunk.
 func recycledTail(data []byte, off int64, num uint64) bool {
-	at := int(off)
-	if logBlock-at%logBlock < recyclableHeader {
-		at += logBlock - at%logBlock // the block's padding
-	}
+	at := chunkStart(off)
 	if n, ok := chunkLog(data, at, false); ok && n == uint32(num) {
 		return false // this log's own chunk, cut short or damaged
 	}
@@ -44,6 +41,23 @@ func recycledTail(data []byte, off int64, num uint64) bool {
 		}
 	}
 	return false
+}
+
+// chunkStart is where the chunk replay stopped at starts: off, or the next
+// block when off leaves too little of its block for a header (padding).
+func chunkStart(off int64) int {
+	at := int(off)
+	if logBlock-at%logBlock < recyclableHeader {
+		at += logBlock - at%logBlock
+	}
+	return at
+}
+
+// chunkChecksum is the checksum a chunk's header holds for the chunk from
+// its type byte to its payload's end: CRC-32C, masked as Pebble masks it.
+func chunkChecksum(b []byte) uint32 {
+	c := crc32.Checksum(b, castagnoli)
+	return (c>>15 | c<<17) + 0xa282ead8
 }
 
 // chunkLog returns the log number in the chunk header at off, if the
@@ -75,8 +89,7 @@ func chunkLog(data []byte, off int, whole bool) (uint32, bool) {
 	if off%logBlock+size+length > logBlock || end > len(data) {
 		return 0, false
 	}
-	c := crc32.Checksum(data[off+6:end], castagnoli)
-	if masked := (c>>15 | c<<17) + 0xa282ead8; masked != binary.LittleEndian.Uint32(h[0:4]) {
+	if chunkChecksum(data[off+6:end]) != binary.LittleEndian.Uint32(h[0:4]) {
 		return 0, false
 	}
 	return logNum, true

@@ -20,10 +20,7 @@ func FuzzRecycledTail(f *testing.F) {
 		if !recycledTail(data, off, num) {
 			return
 		}
-		at := int(off)
-		if logBlock-at%logBlock < recyclableHeader {
-			at += logBlock - at%logBlock
-		}
+		at := chunkStart(off)
 		if n, ok := chunkLog(data, at, false); ok && n == uint32(num) {
 			t.Fatalf("a chunk of log %d at %d taken for another log's", num, at)
 		}

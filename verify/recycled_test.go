@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/cockroachdb/pebble/v2/record"
 
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
@@ -72,22 +67,13 @@ func TestCheckFilesRecycledLog(t *testing.T) {
 // newestLogOf returns the name, number and bytes of dir's newest log.
 func newestLogOf(t *testing.T, dir string) (string, uint64, []byte) {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var name string
-	var num uint64
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".log"); ok {
-			if v, err := strconv.ParseUint(n, 10, 64); err == nil && v >= num {
-				name, num = e.Name(), v
-			}
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	name, num, err := verify.NewestLog(dir)
 	if err != nil || name == "" {
 		t.Fatalf("no log in %s (%v)", dir, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return name, num, b
 }
@@ -96,7 +82,7 @@ func newestLogOf(t *testing.T, dir string) (string, uint64, []byte) {
 // replays it.
 func recordEnds(t *testing.T, log []byte, num uint64) []int {
 	t.Helper()
-	r := readerOf(record.NewReader, bytes.NewReader(log), num)
+	r := verify.ReadLog(bytes.NewReader(log), num)
 	var ends []int
 	for {
 		rec, err := r.Next()
@@ -113,17 +99,12 @@ func recordEnds(t *testing.T, log []byte, num uint64) []int {
 	}
 }
 
-func readerOf[N ~uint64](newReader func(io.Reader, N) *record.Reader, r io.Reader, num uint64) *record.Reader {
-	return newReader(r, N(num))
-}
-
 // relabel rewrites every chunk of a recyclable log as log num's, with its
 // checksum: the bytes an older log leaves in a file Pebble recycles.
 func relabel(t *testing.T, log []byte, num uint32) []byte {
 	t.Helper()
 	const block, header = 32 << 10, 11
 	out := append([]byte(nil), log...)
-	table := crc32.MakeTable(crc32.Castagnoli)
 	for start := 0; start < len(out); start += block {
 		for off := start; off+header <= min(start+block, len(out)); {
 			h := out[off:]
@@ -135,8 +116,7 @@ func relabel(t *testing.T, log []byte, num uint32) []byte {
 				t.Fatalf("chunk at %d runs past its block", off)
 			}
 			binary.LittleEndian.PutUint32(h[7:11], num)
-			c := crc32.Checksum(out[off+6:end], table)
-			binary.LittleEndian.PutUint32(h[0:4], (c>>15|c<<17)+0xa282ead8)
+			binary.LittleEndian.PutUint32(h[0:4], verify.ChunkChecksum(out[off+6:end]))
 			off = end
 		}
 	}
