@@ -16,11 +16,7 @@ import (
 // the vtrust.StandingEpochs−1 epochs before k (spec/vtrust.md, "Standing
 // votes"), fewer for the first epochs. k must pass CheckEpoch.
 func StandingWindow(k uint64, s chain.Schedule) Window {
-	var first uint64
-	if k > vtrust.StandingEpochs {
-		first = k - vtrust.StandingEpochs
-	}
-	return Window{From: Boundary(first, s), To: Boundary(k-1, s)}
+	return Window{From: WindowOf(vtrust.StandingSince(k), s).From, To: Boundary(k-1, s)}
 }
 
 // chainReader reads the blocks of each validator's chain an epoch needs

@@ -133,7 +133,7 @@ func (srv *server) vtrust(w http.ResponseWriter, r *http.Request) error {
 		for e, ep := range x.epochs {
 			last = max(last, e)
 			candidates[e] = true
-			for after := e + 1; ep.votes > 0 && after < e+vtrust.StandingEpochs; after++ {
+			for after := e + 1; ep.votes > 0 && vtrust.StandingSince(after) <= e; after++ {
 				candidates[after] = true
 			}
 		}
@@ -158,7 +158,7 @@ func (srv *server) vtrust(w http.ResponseWriter, r *http.Request) error {
 			if !ok {
 				p = epochPlan{epoch: e}
 			}
-			for before := e - min(e-1, vtrust.StandingEpochs-1); before < e; before++ {
+			for before := vtrust.StandingSince(e); before < e; before++ {
 				p.standing = append(p.standing, votesOf[before]...)
 				if ep := x.epochs[before]; ep != nil {
 					p.standingKey += fmt.Sprintf("/s%d:%d", before, ep.version)

@@ -55,10 +55,20 @@ type Input struct {
 // StandingEpochs is how many epochs a vote counts in: the one it is cast
 // in and the 23 after it (spec/vtrust.md, "Standing votes"), about a day
 // at the usual tempo of 360 blocks. Validators reach a duel when their
-// queues do, so their votes on one pair often fall into different
-// epochs; counted only where it was cast, no vote would ever find the
-// majority of stake that a dethrone needs.
+// queues do, so their votes on one pair can fall into different epochs;
+// counted only where it was cast, no vote would then find the majority
+// of stake that a dethrone needs.
 const StandingEpochs = 24
+
+// StandingSince is the earliest epoch whose votes still stand in epoch k
+// (k ≥ 1): k−23, or 1 for the first epochs. Epoch k's standing votes are
+// those cast in epochs StandingSince(k) to k−1.
+func StandingSince(k uint64) uint64 {
+	if k < StandingEpochs {
+		return 1
+	}
+	return k - (StandingEpochs - 1)
+}
 
 // Epoch computes every validator's vTrust, the consensus outcome of every
 // duel, the champion at the end of the epoch and its weights
