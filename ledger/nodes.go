@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/ipfs/go-cid"
 
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
@@ -64,30 +65,29 @@ func (r *NodeReader) Node(level uint, index uint64) (h record.Hash, ok bool, err
 	return h, true, nil
 }
 
-// Leaf returns the hash of the leaf at index as the store's leaf table
-// gives it (record.LeafHash of the transcript CID its 'l' entry names),
-// which proofs read as level 0; ok false if the table has no entry there.
-// An entry that does not parse is ErrCorrupt.
-func (r *NodeReader) Leaf(index uint64) (h record.Hash, ok bool, err error) {
+// Leaf returns the leaf table's entry at index (spec/store.md, 'l' keys):
+// the place in the log it records (proofs take the leaf's hash, level 0,
+// from its CID: record.LeafHash); ok false if the table has no entry
+// there. An entry that does not parse is ErrCorrupt.
+func (r *NodeReader) Leaf(index uint64) (ref TranscriptRef, ok bool, err error) {
 	if r.leaves == nil {
 		prefix := layout.Prefix(layout.Leaf, r.v[:])
 		if r.leaves, err = prefixIter(r.vw.snap, prefix, layout.PrefixEnd(prefix)); err != nil {
-			return h, false, err
+			return ref, false, err
 		}
 	}
 	key := layout.LeafKey(r.v, index)
 	if !r.leaves.SeekGE(key) || !bytes.Equal(r.leaves.Key(), key) {
-		return h, false, r.leaves.Error()
+		return ref, false, r.leaves.Error()
 	}
 	val, err := r.leaves.ValueAndErr()
 	if err != nil {
-		return h, false, err
+		return ref, false, err
 	}
-	ref, err := parseRef(r.v, val)
-	if err != nil {
-		return h, false, fmt.Errorf("leaf %d of %s: %w", index, r.v, err)
+	if ref, err = parseRef(r.v, val); err != nil {
+		return ref, false, fmt.Errorf("leaf %d of %s: %w", index, r.v, err)
 	}
-	return record.LeafHash(ref.CID), true, nil
+	return ref, true, nil
 }
 
 func (r *NodeReader) level(level uint) (*pebble.Iterator, error) {
@@ -157,6 +157,20 @@ func (r *NodeReader) strayLeaf(size uint64) (string, error) {
 		return fmt.Sprintf("key %x, which is no leaf's", k), nil
 	}
 	return fmt.Sprintf("a leaf at index %d", binary.BigEndian.Uint64(k[len(prefix):])), nil
+}
+
+// Head returns the CID of v's head block in the reader's view, cid.Undef
+// if the store has no chain of v: the log whose nodes the reader sees.
+func (r *NodeReader) Head() (cid.Cid, error) {
+	raw, ok, err := get(r.vw.snap, layout.HeadKey(r.v))
+	if err != nil || !ok {
+		return cid.Undef, err
+	}
+	c, err := parseCID(raw)
+	if err != nil {
+		return cid.Undef, fmt.Errorf("%w: head of %s: %v", ErrCorrupt, r.v, err)
+	}
+	return c, nil
 }
 
 // Close releases the reader's iterators and view.

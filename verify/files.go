@@ -28,9 +28,10 @@ var ErrDamagedFile = errors.New("damaged store file")
 // which carries a checksum. A newest log that ends torn is no error; it
 // is returned, for the audit to report.
 //
-// The audit proper reads only what the signed chains link, so without
-// this a damaged block holding only derived index entries, a table's
-// filter or properties would go unnoticed until the node next reads it,
+// The audit proper reads only what the signed chains link and the entries
+// derived from them, so without this a damaged block holding only keys no
+// lookup reaches, a table's filter or properties would go unnoticed until
+// the node next reads it,
 // and a damaged log would quietly cost the blocks written after it. It
 // reads every table once, sequentially: about the audit's own I/O again.
 // In the table formats the store writes, no checksum covers a table's

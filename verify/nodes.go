@@ -7,6 +7,7 @@ import (
 	"github.com/transparency-dev/merkle/compact"
 
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
 
@@ -19,13 +20,16 @@ type StoredNodes interface {
 	// Node returns the node stored at level (1 or more) and index, ok
 	// false if none is.
 	Node(level uint, index uint64) (h record.Hash, ok bool, err error)
-	// Leaf returns the hash of the leaf at index as the store's leaf
-	// table gives it (level 0, which proofs read), ok false if it has
-	// none.
-	Leaf(index uint64) (h record.Hash, ok bool, err error)
+	// Leaf returns the leaf table's entry at index (level 0, whose hash
+	// proofs take from its CID), ok false if it has none.
+	Leaf(index uint64) (ref ledger.TranscriptRef, ok bool, err error)
 	// Stray describes a node key stored beyond what a log of size has
 	// completed, "" if there is none.
 	Stray(size uint64) (string, error)
+	// Head is the chain's head block as the reader sees the store: a
+	// chain that grew since the audit read its head has nodes and leaves
+	// beyond the log audited.
+	Head() (cid.Cid, error)
 }
 
 // completedNode is a leaf, or a node of level 1 or more that appending a
@@ -88,7 +92,8 @@ func (nc *nodeCheck) blockPassed(v keys.PublicKey, height uint64, c cid.Cid) *Fa
 }
 
 // leafPassed compares the leaf table's entry at index with the leaf the
-// block at height (CID c) appended.
+// block at height (CID c) appended: the transcript it names, and the
+// place it records.
 func (nc *nodeCheck) leafPassed(v keys.PublicKey, index uint64, want record.Hash, height uint64, c cid.Cid) *Failure {
 	got, ok, err := nc.stored.Leaf(index)
 	var reason string
@@ -97,8 +102,10 @@ func (nc *nodeCheck) leafPassed(v keys.PublicKey, index uint64, want record.Hash
 		reason = fmt.Sprintf("the store's leaf %d of validator %s's log cannot be read: %v", index, v, err)
 	case !ok:
 		reason = fmt.Sprintf("the store's leaf table holds no leaf %d of validator %s's log, which block %s at height %d appended", index, v, c, height)
-	case got != want:
+	case record.LeafHash(got.CID) != want:
 		reason = fmt.Sprintf("the store's leaf %d of validator %s's log names another transcript than the one block %s at height %d links there", index, v, c, height)
+	case got.Leaf != index || got.Height != height:
+		reason = fmt.Sprintf("the store's leaf %d of validator %s's log places its transcript at leaf %d of the block at height %d, but block %s at height %d appended it", index, v, got.Leaf, got.Height, c, height)
 	default:
 		return nil
 	}
@@ -106,12 +113,19 @@ func (nc *nodeCheck) leafPassed(v keys.PublicKey, index uint64, want record.Hash
 }
 
 // chainEnded looks for nodes stored beyond the log of size the chain's
-// last verified block commits to.
-func (nc *nodeCheck) chainEnded(v keys.PublicKey, size uint64) *Failure {
+// last verified block (head) commits to, unless the chain grew since.
+func (nc *nodeCheck) chainEnded(v keys.PublicKey, size uint64, head cid.Cid) *Failure {
 	if nc.damaged {
 		return nil
 	}
-	stray, err := nc.stored.Stray(size)
+	seen, err := nc.stored.Head()
+	if err == nil && !seen.Equals(head) {
+		return nil
+	}
+	var stray string
+	if err == nil {
+		stray, err = nc.stored.Stray(size)
+	}
 	switch {
 	case err != nil:
 		return nc.fail(fmt.Sprintf("the store's Merkle nodes of validator %s's log cannot be read: %v", v, err))
@@ -154,13 +168,20 @@ func frontierNodes(size uint64) string {
 
 // EndChain ends the current chain: with stored nodes (Start.Nodes), it
 // looks for nodes stored beyond the log its last verified block commits
-// to, unless the chain failed (its later nodes were never compared).
+// to, and with stored indexes (Start.Indexes), for entries no transcript
+// of that log has; unless the chain failed (its later nodes and entries
+// were never compared).
 func (vf *Verifier) EndChain() {
 	ch := vf.ch
-	if ch == nil || ch.failed || ch.nodes == nil {
+	if ch == nil || ch.failed {
 		return
 	}
-	if f := ch.nodes.chainEnded(ch.v, ch.tree.End()); f != nil {
-		vf.rep.fail(*f)
+	if ch.nodes != nil {
+		if f := ch.nodes.chainEnded(ch.v, ch.tree.End(), ch.prev); f != nil {
+			vf.rep.fail(*f)
+		}
+	}
+	if ch.indexes != nil && ch.blocks > 0 {
+		ch.indexes.ended, ch.indexes.head = true, ch.prev
 	}
 }

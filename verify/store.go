@@ -66,15 +66,27 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 	rs := newReaders(s)
 	defer rs.close()
 	src := source{fetch: s.Object, visit: rs.visit}
+	indexes, err := newAuditIndexes(s, scope)
+	if err != nil {
+		return Report{}, err
+	}
+	defer indexes.close()
 	var below []ChainEnd
 	for _, h := range heads {
 		if scope.From > h.Height {
 			below = append(below, ChainEnd{Validator: h.Validator.String(), Height: h.Height})
 			continue
 		}
-		if err := verifyStoreChain(vf, s, h, scope.From, src); err != nil {
+		if err := verifyStoreChain(vf, s, h, scope.From, src, indexes); err != nil {
 			return Report{}, err
 		}
+	}
+	damage, err := indexes.finish()
+	if err != nil {
+		return Report{}, err
+	}
+	for _, f := range damage {
+		vf.Fail(f)
 	}
 	for p, err := range s.ForkProofs() {
 		var unreadable *ledger.UnreadableForkProofError
@@ -108,9 +120,10 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 }
 
 // verifyStoreChain feeds vf the chain of h from height from on, its
-// stored Merkle nodes held to the log it recomputes. The error is for a
-// store that cannot be read at all.
-func verifyStoreChain(vf *Verifier, s *ledger.Store, h ChainHead, from uint64, src source) error {
+// stored Merkle nodes held to the log it recomputes and its transcripts'
+// index entries to indexes. The error is for a store that cannot be read
+// at all.
+func verifyStoreChain(vf *Verifier, s *ledger.Store, h ChainHead, from uint64, src source, indexes *auditIndexes) error {
 	nodes, err := s.NewNodeReader(h.Validator)
 	if err != nil {
 		return err
@@ -118,6 +131,11 @@ func verifyStoreChain(vf *Verifier, s *ledger.Store, h ChainHead, from uint64, s
 	defer nodes.Close()
 	start, err := storeStart(s, h.Validator, from)
 	start.Nodes = nodes
+	if err == nil {
+		if start.Indexes, err = indexes.chain(h.Validator, start.Size); err != nil {
+			return err
+		}
+	}
 	if err := vf.StartChain(h.Validator, start); err != nil {
 		return err
 	}

@@ -58,11 +58,6 @@ const (
 	classTrailer     = "no-op: newest log's end-of-file trailer"
 	classRolledBack  = "torn tail: rolled back to an earlier state"
 	classNoTrailer   = "trailer damaged too, as a torn tail: rolled back"
-	// classUnaudited: a derived index (challenge, miner or duel entries,
-	// and a leaf entry's index and height) that verify does not read: it
-	// audits the signed chains and what proofs are built from, not the
-	// store's lookup tables.
-	classUnaudited = "not audited: derived index"
 )
 
 var tamperKinds = slices.Concat(carKinds, storeKinds, fileKinds)

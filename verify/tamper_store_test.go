@@ -26,7 +26,9 @@ var storeKinds = []tamperKind{
 	{"store/flip-meta", 1, storeFlipKey(func(_ *tamperFixture, k string) bool { return k[0] == 0 })},
 	{"store/flip-node", 1, storeFlipNode},
 	{"store/flip-leaf", 1, storeFlipLeaf},
-	{"store/flip-derived-index", 2, storeFlipDerived},
+	{"store/flip-index", 2, storeFlipIndex},
+	{"store/delete-index", 1, storeDeleteIndex},
+	{"store/add-index", 1, storeAddIndex},
 }
 
 func isTable(t byte) func(*tamperFixture, string) bool {
@@ -182,12 +184,12 @@ func storeFlipNode(c *tamperCase) (string, error) {
 	})
 }
 
-// storeFlipLeaf flips bits in the CID of a leaf table entry (from byte 16:
-// the index and height before it go unread) off the heads' frontiers:
-// proofs take the leaf hash from it, so the audit holds it to the
-// transcript the block links there (B9) as it does a node.
+// storeFlipLeaf flips bits in a leaf table entry off the heads' frontiers:
+// proofs take the leaf hash from its CID, and a miner's view its place,
+// so the audit holds it to the transcript the block links there (B9) as it
+// does a node.
 func storeFlipLeaf(c *tamperCase) (string, error) {
-	return storeFlipProofData(c, 'l', 16, func(key string) string {
+	return storeFlipProofData(c, 'l', 0, func(key string) string {
 		return fmt.Sprintf("store damage: the store's leaf %d of validator ", binary.BigEndian.Uint64([]byte(key[33:])))
 	})
 }
@@ -209,26 +211,91 @@ func storeFlipProofData(c *tamperCase, table byte, from int, want func(key strin
 	return class, err
 }
 
-// storeFlipDerived flips bits in an entry of a derived index that verify
-// does not read, and checks that this is exactly so: the class is for
-// these keys only, and if verify ever reads them the prediction fails.
-func storeFlipDerived(c *tamperCase) (string, error) {
-	key := c.pickKey(func(fx *tamperFixture, k string) bool {
-		return strings.IndexByte("cmdl", k[0]) >= 0
-	})
-	to := len(c.fx.kv[key])
-	if key[0] == 'l' {
-		to = 16 // only a leaf's index and height go unread; its CID is audited (B9)
+// isIndex matches the keys of the transcript indexes.
+func isIndex(_ *tamperFixture, k string) bool { return strings.IndexByte("cmd", k[0]) >= 0 }
+
+// indexEntry names the entry of an index key as a failure does, and the
+// validator whose log it indexes.
+func indexEntry(key string) (string, keys.PublicKey) {
+	var v keys.PublicKey
+	switch key[0] {
+	case 'c':
+		copy(v[:], key[len(key)-32:])
+		return "challenge index's entry for challenge ", v
+	case 'm':
+		copy(v[:], key[33:65])
+		return "miner index's entry for miner ", v
+	default:
+		copy(v[:], key[33:65])
+		return "duel index's entry for duel ", v
+	}
+}
+
+// storeFlipIndex flips bits in an entry of a transcript index: the audit
+// looks up every transcript's entries (B10) and reports the store's
+// damage, naming the entry and the validator, with every chain checked.
+func storeFlipIndex(c *tamperCase) (string, error) {
+	key := c.pickKey(isIndex)
+	dir := c.copyCompacted()
+	value, bits := c.flipValue(c.fx.kv[key], 0)
+	c.set(dir, key, value)
+	c.describe("index key %x bits %v", key, bits)
+	entry, v := indexEntry(key)
+	return expectStoreDamage(c.verifyStore(dir), "store damage: the store's "+entry, "in validator "+v.String()+"'s log")
+}
+
+// storeDeleteIndex deletes an entry of a transcript index.
+func storeDeleteIndex(c *tamperCase) (string, error) {
+	key := c.pickKey(isIndex)
+	dir := c.copyCompacted()
+	if err := ledgertest.Delete(dir, []byte(key)); err != nil {
+		panic(err)
+	}
+	c.describe("index key %x deleted", key)
+	entry, v := indexEntry(key)
+	return expectStoreDamage(c.verifyStore(dir), "store damage: the store has no "+entry, "in validator "+v.String()+"'s log")
+}
+
+// storeAddIndex adds an entry to a transcript index, a copy of one with
+// another key: an entry no transcript has, which the audit finds as it
+// compares every entry with the transcript at the leaf it names.
+func storeAddIndex(c *tamperCase) (string, error) {
+	key := c.pickKey(isIndex)
+	moved := []byte(key)
+	switch key[0] {
+	case 'c':
+		moved[len(moved)-33] ^= 1 << c.r.IntN(8) // the challenge's seed: another challenge
+	default:
+		moved[65] ^= 1 << c.r.IntN(8) // the leaf: another place in the log
+	}
+	if _, ok := c.fx.kv[string(moved)]; ok {
+		return "unexpected key", fmt.Errorf("moved key %x exists: the copy would be no new entry", moved)
 	}
 	dir := c.copyCompacted()
-	value, bits := c.flipValue(c.fx.kv[key][:to], 0)
-	c.set(dir, key, append(value, c.fx.kv[key][to:]...))
-	c.describe("derived key %x bits %v", key, bits)
-	v := c.verifyStore(dir)
-	if !v.ok() {
-		return "unexpected failure", fmt.Errorf("verify failed (%v) on a key classified as not audited", v)
+	c.set(dir, string(moved), c.fx.kv[key])
+	c.describe("index key %x copied to %x", key, moved)
+	_, v := indexEntry(key)
+	index := map[byte]string{'c': "challenge", 'm': "miner", 'd': "duel"}[key[0]]
+	return expectStoreDamage(c.verifyStore(dir), fmt.Sprintf("store damage: the store's %s index holds an entry of validator %s's log (key %x)", index, v, moved))
+}
+
+// expectStoreDamage wants one failure, the store's, whose reason holds
+// every text.
+func expectStoreDamage(v verdict, texts ...string) (string, error) {
+	class, err := expectText(v, texts[0])
+	if err != nil {
+		return class, err
 	}
-	return classUnaudited, nil
+	f := v.rep.Failures
+	if len(f) != 1 || f[0].Validator != "" {
+		return class, fmt.Errorf("failures %v, want the store's damage only", v)
+	}
+	for _, t := range texts[1:] {
+		if !strings.Contains(f[0].Reason, t) {
+			return class, fmt.Errorf("failure %q does not say %q", f[0].Reason, t)
+		}
+	}
+	return class, nil
 }
 
 // expectObject judges the tampering of object c: a head block fails the

@@ -299,7 +299,14 @@ func (vf *Verifier) transcript(b *record.Block, index int, it *item) error {
 	if ch.nodes != nil {
 		visit = ch.nodes.visit
 	}
+	leaf := ch.tree.End()
 	appendLeaf(ch.tree, b.Transcripts[index].Cid, visit)
+	if ch.indexes != nil {
+		ch.indexes.appended(ledger.IndexedTranscript{
+			Ref:   ledger.TranscriptRef{Validator: ch.v, Leaf: leaf, Height: b.Height, CID: b.Transcripts[index].Cid},
+			Miner: t.miner, Challenge: t.challenge, Duel: t.duel,
+		})
+	}
 	if vf.opts.Reexecute {
 		vf.rep.Reexecuted++
 		if it.reexecErr != nil {

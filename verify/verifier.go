@@ -74,6 +74,10 @@ type Start struct {
 	// held to them once its block passes B8, and a mismatch is the
 	// store's failure, not the chain's (B9).
 	Nodes StoredNodes
+	// Indexes, if set, records the chain's transcripts as they are
+	// appended, for the check of a store's indexes after the chains
+	// (B10, VerifyStore).
+	Indexes *ChainIndexes
 }
 
 // Genesis is the start of a whole chain.
@@ -106,6 +110,8 @@ type chainState struct {
 	seeds  *seedState
 	// nodes is nil unless the source stores the log's nodes.
 	nodes *nodeCheck
+	// indexes is nil unless the source keeps transcript indexes.
+	indexes *ChainIndexes
 }
 
 // New returns a Verifier.
@@ -130,6 +136,7 @@ func (vf *Verifier) StartChain(v keys.PublicKey, from Start) error {
 	if from.Nodes != nil {
 		vf.ch.nodes = &nodeCheck{stored: from.Nodes}
 	}
+	vf.ch.indexes = from.Indexes
 	vf.rep.Chains++
 	if from.Height > 0 {
 		vf.ch.seeds.observe(from.Anchor)

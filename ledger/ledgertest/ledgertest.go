@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/ipfs/go-cid"
 
+	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/internal/layout"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -74,7 +75,19 @@ var (
 	LeafKey   = func(v keys.PublicKey, i uint64) []byte { return layout.LeafKey(v, i) }
 	NodeKey   = func(v keys.PublicKey, level uint, i uint64) []byte { return layout.NodeKey(v, level, i) }
 	ObjectKey = func(c cid.Cid) []byte { return layout.ObjectKey(c.Bytes()) }
+	MinerKey  = func(m, v keys.PublicKey, leaf uint64) []byte { return layout.MinerKey(m, v, leaf) }
+	DuelKey   = func(d record.DuelID, v keys.PublicKey, leaf uint64) []byte { return layout.DuelKey(d, v, leaf) }
 )
+
+// ChallengeKey is the challenge index's key of v's transcript of id put to
+// miner m.
+func ChallengeKey(id challenge.ID, m, v keys.PublicKey) []byte {
+	bin, err := id.MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	return layout.ChallengeKey(append(bin, m[:]...), v)
+}
 
 func rawWrite(dir string, op func(*pebble.Batch) error) error {
 	db, err := pebble.Open(dir, &pebble.Options{Logger: quiet{}, ErrorIfNotExists: true})
