@@ -59,11 +59,7 @@ func TestIndexesChecked(t *testing.T) {
 	otherChallenge.Seed[0] ^= 1
 	stranger := verifytest.Key(9).Public()
 	where := fmt.Sprintf("in validator %s's log, leaf 6", v)
-	cases := []struct {
-		name   string
-		damage func(dir string) error
-		want   []string
-	}{
+	cases := []damageCase{
 		{"challenge entry deleted", func(dir string) error { return ledgertest.Delete(dir, cKey) },
 			[]string{"the store has no challenge index's entry for challenge " + six.Challenge.String() + " put to miner " + six.Miner.Hotkey.String(), where, "(transcript " + six.Ref.CID.String() + ", linked at height 1)"}},
 		{"miner entry deleted", func(dir string) error { return ledgertest.Delete(dir, mKey) },
@@ -98,20 +94,7 @@ func TestIndexesChecked(t *testing.T) {
 		},
 			[]string{"in the duel index, which is no entry's"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			dir := copyStore(t, base)
-			if err := tc.damage(dir); err != nil {
-				t.Fatal(err)
-			}
-			rep := verifyDir(t, dir, verify.StoreScope{})
-			onlyStoreDamage(t, rep, tc.want...)
-			if rep.Chains != 2 || rep.Blocks != 6 || rep.Transcripts != 30 {
-				t.Fatalf("checked %d chains, %d blocks, %d transcripts; want every one: 2, 6, 30", rep.Chains, rep.Blocks, rep.Transcripts)
-			}
-		})
-	}
+	checkDamage(t, base, cases)
 }
 
 // TestIndexesFromHeight: an audit from a later height compares the

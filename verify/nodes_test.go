@@ -49,11 +49,7 @@ func TestStoredNodesChecked(t *testing.T) {
 	t.Parallel()
 	base, ks := build(t, small)
 	v := ks[0].Public()
-	cases := []struct {
-		name   string
-		damage func(dir string) error
-		want   []string
-	}{
+	cases := []damageCase{
 		{"flipped level 1", func(dir string) error { return ledgertest.SetNode(dir, v, 1, 4, record.Hash{1}) },
 			[]string{"Merkle node at level 1 index 4 of validator " + v.String(), "does not match the log", "at height 1"}},
 		{"flipped level 2", func(dir string) error { return ledgertest.SetNode(dir, v, 2, 0, record.Hash{2}) },
@@ -74,6 +70,21 @@ func TestStoredNodesChecked(t *testing.T) {
 		{"stray leaf", func(dir string) error { return copyLeaf(dir, v, 7, 20) },
 			[]string{"a leaf at index 20", "which has 15 transcripts"}},
 	}
+	checkDamage(t, base, cases)
+}
+
+// damageCase damages a copy of a store of the small ledger, which an
+// audit must report as the store's damage alone, saying each of want.
+type damageCase struct {
+	name   string
+	damage func(dir string) error
+	want   []string
+}
+
+// checkDamage runs each case on its own copy of base: the store's damage
+// is the only failure, and every chain, block and transcript is checked.
+func checkDamage(t *testing.T, base string, cases []damageCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
