@@ -260,12 +260,22 @@ type auditIndexes struct {
 	order  []*ChainIndexes
 }
 
-func newAuditIndexes(s *ledger.Store, scope StoreScope) (*auditIndexes, error) {
-	dir, owner, err := makeScratch("")
+// newAuditIndexes keeps the records beside the challenge set's scratch
+// store when it has one (under its directory, removed with it however the
+// command ends: a command stopped by a signal removes that directory),
+// else in a scratch directory of their own.
+func newAuditIndexes(s *ledger.Store, scope StoreScope, set ChallengeSet) (*auditIndexes, error) {
+	ai := &auditIndexes{s: s, scope: scope, chains: map[keys.PublicKey]*ChainIndexes{}}
+	var err error
+	if d, ok := set.(interface{ Dir() string }); ok && d.Dir() != "" {
+		ai.dir, err = os.MkdirTemp(d.Dir(), "indexes-*")
+	} else {
+		ai.dir, ai.owner, err = makeScratch("")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("scratch directory for the index records: %w", err)
 	}
-	return &auditIndexes{s: s, scope: scope, dir: dir, owner: owner, chains: map[keys.PublicKey]*ChainIndexes{}}, nil
+	return ai, nil
 }
 
 // chain returns the recorder of v's chain, whose log has size transcripts
@@ -384,6 +394,9 @@ func (ai *auditIndexes) close() error {
 	for _, ci := range ai.order {
 		errs = append(errs, ci.file.Close())
 	}
-	errs = append(errs, ai.owner.Close(), os.RemoveAll(ai.dir))
+	if ai.owner != nil {
+		errs = append(errs, ai.owner.Close())
+	}
+	errs = append(errs, os.RemoveAll(ai.dir))
 	return errors.Join(errs...)
 }

@@ -2,6 +2,8 @@ package verify_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ipfs/go-cid"
@@ -165,5 +167,45 @@ func TestIndexesOfAGrowingChain(t *testing.T) {
 	}
 	if !rep.OK || rep.Transcripts != 12 {
 		t.Fatalf("audit of the chain as it was: ok=%v transcripts %d, failures %+v", rep.OK, rep.Transcripts, rep.Failures)
+	}
+}
+
+// TestIndexRecordsRemoved: the index records live in a scratch directory
+// of their own beside a set kept in memory, and in the challenge set's
+// directory beside one on disk (which a command stopped by a signal
+// removes); either way nothing is left once the audit returns.
+func TestIndexRecordsRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	base, _ := build(t, small)
+	s := open(t, base)
+	defer s.Close()
+	heads, err := verify.StoreHeads(s, verify.StoreScope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk, err := verify.NewDiskSet("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	for _, set := range []verify.ChallengeSet{verify.NewMemSet(), disk} {
+		rep, err := verify.VerifyStore(s, heads, verify.StoreScope{}, verify.Options{Challenges: set})
+		if err != nil || !rep.OK {
+			t.Fatalf("%T: %v %+v", set, err, rep.Failures)
+		}
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if filepath.Join(tmp, e.Name()) != disk.Dir() {
+			t.Errorf("left in the temporary directory: %s", e.Name())
+		}
+	}
+	left, err := filepath.Glob(filepath.Join(disk.Dir(), "indexes-*"))
+	if err != nil || len(left) != 0 {
+		t.Errorf("left in the challenge set's directory: %v %v", left, err)
 	}
 }

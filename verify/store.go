@@ -66,7 +66,7 @@ func VerifyStore(s *ledger.Store, heads []ChainHead, scope StoreScope, opts Opti
 	rs := newReaders(s)
 	defer rs.close()
 	src := source{fetch: s.Object, visit: rs.visit}
-	indexes, err := newAuditIndexes(s, scope)
+	indexes, err := newAuditIndexes(s, scope, opts.Challenges)
 	if err != nil {
 		return Report{}, err
 	}
