@@ -237,7 +237,7 @@ func (d *network) startNodes() error {
 		}
 		d.drivers[i] = drv
 		vs := validator.Service{
-			Config: validator.Config{Chain: d.chain, Rule: d.cfg.Rule, Poll: d.cfg.BlockTime,
+			Config: validator.Config{Chain: d.chain, Rule: d.cfg.Rule, Poll: d.cfg.BlockTime, Consensus: drv,
 				Progress: func(p validator.Progress) { d.onDuel(i, p) }},
 			Started: func(v *validator.Validator) {
 				d.mu.Lock()

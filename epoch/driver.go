@@ -103,6 +103,9 @@ type Driver struct {
 	read    map[uint64]participants
 	// chainFails rate-limits the loop's warnings of an unreadable chain.
 	chainFails ratelog.Failures
+	// consensus is the last epoch computed, nil before the first: what the
+	// duel loop follows (consensus.go).
+	consensus *consensusView
 }
 
 // New checks cfg and returns a driver. With a nil Store it can only run as
@@ -295,6 +298,7 @@ func (d *Driver) step(ctx context.Context, k uint64) (Report, error) {
 	d.auditor.Prune(pruneBefore(p, k))
 	d.mu.Lock()
 	d.champion = out.Champion
+	d.consensus = &consensusView{epoch: k, schedule: p.Schedule(), out: out}
 	d.mu.Unlock()
 
 	// This epoch's weights, set or committed.

@@ -75,6 +75,12 @@ type Config struct {
 	InFlight int
 	// Poll is how often an idle Run reads the chain (default DefaultPoll).
 	Poll time.Duration
+	// Consensus, if set, is the network's consensus as the node's epochs
+	// computed it (an epoch.Driver): the duel loop leaves its own champion
+	// for the consensus champion once its own can no longer become it
+	// (spec/validator.md, "Following consensus"). Unset, the loop follows
+	// its ledger alone.
+	Consensus ConsensusView
 
 	// Progress, if set, is called with every step of every duel: its
 	// start, each outcome counted and its end. It is called from the

@@ -103,10 +103,17 @@ func nextPair(q []chain.Contender, h *History) (champion, contender chain.Conten
 			return champion, contender, false
 		}
 	}
+	contender, ok = contenderFor(q, h, champion)
+	return champion, contender, ok
+}
+
+// contenderFor is the first queue entry that may challenge champion and
+// has not been in one of the validator's duels.
+func contenderFor(q []chain.Contender, h *History, champion chain.Contender) (chain.Contender, bool) {
 	for _, c := range q {
 		if isCopy(champion, c) == "" && !h.Dueled(Side(c)) {
-			return champion, c, true
+			return c, true
 		}
 	}
-	return champion, contender, false
+	return chain.Contender{}, false
 }

@@ -192,6 +192,18 @@ func (v *Validator) next(q []chain.Contender) (champion, contender chain.Contend
 			return ch, co, true
 		}
 	}
+	if w, ok := following(q, v.hist, v.cfg.Consensus); ok {
+		c, ok := contenderFor(q, v.hist, w)
+		if ok {
+			own := "none"
+			if f := v.hist.Frontier; f != nil {
+				own = f.Champion.Hotkey.String()
+			}
+			v.cfg.Logger.Info("validator: dueling the consensus champion, which the ledger's champion can no longer become",
+				"champion", w.Hotkey.String(), "ledger_champion", own, "contender", c.Hotkey.String())
+		}
+		return w, c, ok
+	}
 	return nextPair(q, v.hist)
 }
 
@@ -207,7 +219,8 @@ func (v *Validator) abandonPending(champion, contender chain.Contender) {
 // RunDuel duels contender against champion and returns the duel's result
 // once it is durable in the ledger. champion must be the champion in force
 // (or, when the ledger has none or its champion no longer has its model
-// committed, any miner: a reign starts, spec/validator.md). A copy is
+// committed, any miner; or the consensus champion the loop must follow:
+// a reign starts, spec/validator.md). A copy is
 // refused with ErrCopy. If the ledger holds an unfinished duel of the same
 // two models, it is resumed; any other unfinished duel is abandoned.
 //
@@ -233,7 +246,8 @@ func (v *Validator) RunDuel(ctx context.Context, champion, contender chain.Conte
 
 // frontierFor returns the frontier a duel of champion runs under: the
 // history's if champion is its champion, a new reign if the history has
-// none or its champion's model is no longer committed. The unfinished duel
+// none, its champion's model is no longer committed, or champion is the
+// consensus champion the loop must follow (consensusChampion). The unfinished duel
 // of a new reign resumes as it started, even if the history's champion
 // has committed its model again since: its outcome must not depend on
 // when the validator stopped (spec/validator.md, "Resuming"); resumeOnly
@@ -241,9 +255,13 @@ func (v *Validator) RunDuel(ctx context.Context, champion, contender chain.Conte
 func (v *Validator) frontierFor(ctx context.Context, champion, contender chain.Contender) (_ *duel.Frontier, resumeOnly bool, _ error) {
 	v.stateMu.Lock()
 	f, p := v.hist.Frontier, v.pending
+	w, follow := consensusChampion(v.hist, v.cfg.Consensus)
 	v.stateMu.Unlock()
 	if f == nil || sameSide(f.Champion, Side(champion)) {
 		return f, false, nil
+	}
+	if follow && sameSide(w, Side(champion)) {
+		return nil, false, nil // a reign of the consensus champion starts
 	}
 	q, err := Queue(ctx, v.cfg.Chain)
 	if err != nil {

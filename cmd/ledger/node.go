@@ -44,18 +44,25 @@ func nodeServices(cfg *node.Config, c chain.Chain, w nodeWork) error {
 	if cfg.Key == nil {
 		return nil
 	}
+	var d *epoch.Driver
+	if w.epochs {
+		var err error
+		if d, err = epoch.New(epoch.Config{Chain: c, Key: cfg.Key, Logger: cfg.Logger}); err != nil {
+			return err
+		}
+	}
 	if w.evaluate {
 		vc := validator.Config{Chain: c, Endpoint: validator.DefaultEndpoint(w.chutesKey),
 			Client:   inference.New(inference.Options{Timeout: w.timeout, PublicOnly: w.publicOnly}),
 			Logger:   cfg.Logger,
 			Progress: validator.LogProgress(cfg.Logger)}
+		if d != nil {
+			// The duel loop follows the consensus its own epochs compute.
+			vc.Consensus = d
+		}
 		cfg.Services = append(cfg.Services, validator.Service{Config: vc})
 	}
-	if w.epochs {
-		d, err := epoch.New(epoch.Config{Chain: c, Key: cfg.Key, Logger: cfg.Logger})
-		if err != nil {
-			return err
-		}
+	if d != nil {
 		cfg.Services = append(cfg.Services, d)
 	}
 	return nil

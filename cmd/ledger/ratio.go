@@ -59,7 +59,8 @@ was run against, the winner, the envs the contender took and the ratio a dethron
 Nothing but the ledger is read: the ratio is a pure function of the results
 (spec/duel.md, "Auditing it"; spec/validator.md). A duel whose champion is not the one
 in force starts a reign at the floor; such duels are marked, for an auditor to check
-against the chain that the champion before had left.
+against the chain that the champion before had left, or that the new champion was the
+consensus champion the validators' weights gave (spec/validator.md, "Following consensus").
 
 Every validator in the store is shown unless --validator names one. A result that does
 not recompute, or was run against another ratio than the one in force, fails the check.` + exitCodesHelp,
