@@ -1,8 +1,6 @@
 package validator_test
 
 import (
-	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -39,22 +37,8 @@ func TestFollowsConsensusChampion(t *testing.T) {
 			v := newValidator(t, cfg)
 			defer v.Close()
 
-			ctx, cancel := context.WithCancel(testCtx(t, 60*time.Second))
-			defer cancel()
 			n.autoAdvance(t, 5*time.Millisecond)
-			done := make(chan error, 1)
-			go func() { done <- v.Run(ctx) }()
-			for len(v.History().Entries) < 2 {
-				select {
-				case err := <-done:
-					t.Fatalf("Run returned %v after %d duels", err, len(v.History().Entries))
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
-			cancel()
-			if err := <-done; !errors.Is(err, context.Canceled) {
-				t.Fatalf("Run: %v", err)
-			}
+			runDuels(t, testCtx(t, 60*time.Second), v, 2)
 			es := v.History().Entries
 			if es[0].Champion.Hotkey != n.miners["Noisy"].Hotkey || es[0].Winner != "contender" {
 				t.Fatalf("first duel: %s against %s, winner %s; want Perfect to dethrone Noisy", es[0].Contender.Hotkey.Short(), es[0].Champion.Hotkey.Short(), es[0].Winner)
