@@ -55,12 +55,20 @@ func hotkey(t testing.TB, uri string) *keys.Hotkey {
 // the named miners registered, and no commitments yet.
 func chainWith(t testing.TB, names []string) *testNet {
 	t.Helper()
+	return chainWithGenesis(t, names, func(*local.Genesis) {})
+}
+
+// chainWithGenesis is chainWith with the genesis changed by edit before
+// the miners are registered.
+func chainWithGenesis(t testing.TB, names []string, edit func(*local.Genesis)) *testNet {
+	t.Helper()
 	n := &testNet{key: hotkey(t, "//Alice"), miners: map[string]chain.Contender{}, keys: map[string]*keys.Hotkey{}}
 	g := local.DefaultGenesis()
 	g.Seed = "validator test " + t.Name()
 	g.Tempo = 100_000
 	g.BlockTime = local.Duration(time.Hour)
 	g.Neurons = []local.GenesisNeuron{{Hotkey: n.key.Public(), Stake: 1000, Validator: true}}
+	edit(&g)
 	for _, name := range names {
 		n.keys[name] = hotkey(t, "//"+name)
 		g.Neurons = append(g.Neurons, local.GenesisNeuron{Hotkey: n.keys[name].Public(), Stake: 10})
@@ -76,11 +84,17 @@ func chainWith(t testing.TB, names []string) *testNet {
 
 func newNet(t testing.TB, specs ...minerSpec) *testNet {
 	t.Helper()
+	return newNetWithGenesis(t, func(*local.Genesis) {}, specs...)
+}
+
+// newNetWithGenesis is newNet with the genesis changed by edit.
+func newNetWithGenesis(t testing.TB, edit func(*local.Genesis), specs ...minerSpec) *testNet {
+	t.Helper()
 	var names []string
 	for _, s := range specs {
 		names = append(names, s.name)
 	}
-	n := chainWith(t, names)
+	n := chainWithGenesis(t, names, edit)
 	c := n.chain
 	ctx := context.Background()
 	for _, s := range specs {
