@@ -263,7 +263,7 @@ func Transcript(v keys.PublicKey, anchor record.Anchor, env string, counter uint
 		return t, err
 	}
 	copy(t.Invocation[:], fmt.Sprintf("inv-%08d-%06d", n, counter))
-	t.StartedMS = int64(1_700_000_000_000 + n*1000)
+	t.StartedMS = 1_700_000_000_000 + int64(n)*1000
 	t.FinishedMS = t.StartedMS + 100
 	return t, nil
 }
