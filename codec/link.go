@@ -95,7 +95,9 @@ func (l Link) MarshalJSON() ([]byte, error) {
 	return json.Marshal(l.Cid.String())
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes, and nothing else: a CID in
+// another base or case names the same CID, but a record has one text, as
+// it has one encoding.
 func (l *Link) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		*l = Link{}
@@ -108,6 +110,9 @@ func (l *Link) UnmarshalJSON(b []byte) error {
 	c, err := cid.Decode(s)
 	if err != nil {
 		return fmt.Errorf("link: %w", err)
+	}
+	if canonical := c.String(); s != canonical {
+		return fmt.Errorf("link: %q is not the text of its CID, %s", s, canonical)
 	}
 	l.Cid = c
 	return nil

@@ -2,12 +2,13 @@ package codec
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
 // FuzzLink: a link reads from CBOR only as null or a tag-42 CID, and from
-// JSON only as null or a CID string; whatever it reads it writes back in
-// the form it was read.
+// JSON only as null or a CID's own text; whatever it reads it writes back
+// in the form it was read.
 func FuzzLink(f *testing.F) {
 	_, c, err := Encode(map[string]int{"a": 1})
 	if err != nil {
@@ -44,6 +45,10 @@ func FuzzLink(f *testing.F) {
 			}
 			if j.IsZero() && !bytes.Equal(data, []byte("null")) {
 				t.Fatalf("%q read as no link", data)
+			}
+			var text string
+			if !j.IsZero() && (json.Unmarshal(data, &text) != nil || text != j.Cid.String()) {
+				t.Fatalf("%q read as CID %s, whose text it is not", data, j.Cid)
 			}
 		}
 	})

@@ -85,7 +85,7 @@ func TestFormat1ForkProofOfferedIsPunished(t *testing.T) {
 	h, _ := objectServer(t, n, map[cid.Cid][]byte{c: raw})
 	st := emptyStatus()
 	st.Forks = []codec.Link{codec.LinkTo(c)}
-	askStatus(t, h, n, st)
+	offerStatus(t, h, n, st)
 	deadline := time.Now().Add(30 * time.Second)
 	for !n.Banned(h.ID()) {
 		if time.Now().After(deadline) {

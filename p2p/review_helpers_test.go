@@ -98,6 +98,16 @@ func askStatus(t *testing.T, h host.Host, n *Network, st *wire.Status) {
 	}
 }
 
+// offerStatus sends st from h to n as askStatus does, for an offer n bans
+// h for: the ban may close the connection before n's own status comes
+// back, so the answer is read if it comes, and not required.
+func offerStatus(t *testing.T, h host.Host, n *Network, st *wire.Status) {
+	t.Helper()
+	s := send(t, h, n, mustMarshal(t, wire.Request{Status: st}))
+	defer s.Close()
+	_, _ = wire.ReadFrame(bufio.NewReader(s), wire.MaxResponseBytes)
+}
+
 // emptyStatus is an observer's status of subnet 0 holding nothing.
 func emptyStatus() *wire.Status {
 	return &wire.Status{Heads: []wire.Head{}, Forks: []codec.Link{}}

@@ -54,7 +54,7 @@ func TestReviewProofFetchChecksAsItGoes(t *testing.T) {
 		st.Forks = append(st.Forks, codec.LinkTo(c))
 	}
 	h, served := objectServer(t, n, blobs)
-	askStatus(t, h, n, st)
+	offerStatus(t, h, n, st)
 	deadline := time.Now().Add(60 * time.Second)
 	for !n.Banned(h.ID()) {
 		if time.Now().After(deadline) {
