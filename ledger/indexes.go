@@ -228,23 +228,22 @@ func scanIndex(rd reader, kind IndexKind, only *keys.PublicKey, fn func(ScannedE
 		return err
 	}
 	for valid := it.First(); valid; valid = it.Next() {
-		val, err := it.ValueAndErr()
-		if err != nil {
+		e := ScannedEntry{IndexEntry: IndexEntry{Kind: kind, Key: it.Key()}}
+		vk := kind.validatorOf(e.Key)
+		if vk != nil {
+			e.Validator = keys.PublicKey(vk)
+			if only != nil && e.Validator != *only {
+				continue // another validator's: its value is not read
+			}
+		}
+		if e.Value, err = it.ValueAndErr(); err != nil {
 			it.Close()
 			return err
 		}
-		e := ScannedEntry{IndexEntry: IndexEntry{Kind: kind, Key: it.Key(), Value: val}}
-		vk := kind.validatorOf(e.Key)
 		if vk == nil {
 			e.Malformed = true
-		} else {
-			e.Validator = keys.PublicKey(vk)
-			if only != nil && e.Validator != *only {
-				continue
-			}
-			if ref, err := layout.ParseRef(val); err == nil {
-				e.Leaf, e.LeafOK = ref.Leaf, true
-			}
+		} else if ref, err := layout.ParseRef(e.Value); err == nil {
+			e.Leaf, e.LeafOK = ref.Leaf, true
 		}
 		if err := fn(e); err != nil {
 			it.Close()

@@ -30,8 +30,8 @@ func indexedTranscripts(t *testing.T, s *ledger.Store, v keys.PublicKey) []ledge
 }
 
 // TestIndexReaderAndCounts: every transcript the store wrote has its
-// entries as IndexReader.Check looks them up, CountIndexes counts them by
-// validator (a chain with no transcript too), and a damaged or extra
+// entries as IndexReader.Check looks them up, ScanIndexes finds them by
+// validator, with each chain's head, and a damaged or extra
 // entry shows in each.
 func TestIndexReaderAndCounts(t *testing.T) {
 	t.Parallel()
