@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/sstable"
 
 	"github.com/affine-ledger/ledger/challenge"
+	"github.com/affine-ledger/ledger/internal/rmtree"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
 )
@@ -366,7 +366,7 @@ func (d *DiskSet) Close() error {
 		}
 		d.owner = nil
 	}
-	if rerr := os.RemoveAll(d.dir); err == nil {
+	if rerr := rmtree.RemoveAll(d.dir); err == nil {
 		err = rerr
 	}
 	return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/affine-ledger/ledger/internal/rmtree"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -397,6 +398,6 @@ func (ai *auditIndexes) close() error {
 	if ai.owner != nil {
 		errs = append(errs, ai.owner.Close())
 	}
-	errs = append(errs, os.RemoveAll(ai.dir))
+	errs = append(errs, rmtree.RemoveAll(ai.dir))
 	return errors.Join(errs...)
 }

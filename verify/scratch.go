@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/affine-ledger/ledger/internal/rmtree"
 )
 
 // A challenge set's scratch directory grows with the audit (130 MB at 1M
@@ -46,7 +48,7 @@ func makeScratch(parent string) (dir string, owner io.Closer, err error) {
 	}
 	owner, err = vfs.Default.Lock(filepath.Join(dir, scratchOwner))
 	if err != nil {
-		os.RemoveAll(dir)
+		rmtree.RemoveAll(dir)
 		return "", nil, fmt.Errorf("lock the scratch directory %s: %w", dir, err)
 	}
 	return dir, owner, nil
@@ -72,7 +74,7 @@ func sweepScratch(parent, keep string, now time.Time) int {
 		if dir == keep || !abandoned(dir, e, now) {
 			continue
 		}
-		if os.RemoveAll(dir) == nil {
+		if rmtree.RemoveAll(dir) == nil {
 			removed++
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/affine-ledger/ledger/archive"
+	"github.com/affine-ledger/ledger/internal/rmtree"
 	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/verify"
@@ -75,7 +76,7 @@ bytes is the records' bytes loaded, as ledger verify counts them: less than the 
 				return err
 			}
 			defer s.Close()
-			set, closeSet, err := newChallengeSet()
+			set, closeSet, err := newChallengeSet(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -229,14 +230,14 @@ func removeMade(s *ledger.Store, made string, whole bool) error {
 		return err
 	}
 	if whole {
-		return os.RemoveAll(made)
+		return rmtree.RemoveAll(made)
 	}
 	ents, err := os.ReadDir(made)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		if err := os.RemoveAll(filepath.Join(made, e.Name())); err != nil {
+		if err := rmtree.RemoveAll(filepath.Join(made, e.Name())); err != nil {
 			return err
 		}
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 
+	"github.com/affine-ledger/ledger/internal/rmtree"
 	"github.com/affine-ledger/ledger/verify"
 )
 
@@ -87,7 +89,7 @@ func removedOnInterrupt(create func() (string, error)) (forget func(), err error
 		mu.Lock()
 		defer mu.Unlock()
 		if path != "" {
-			os.RemoveAll(path)
+			rmtree.RemoveAll(path)
 		}
 	})
 	if path, err = create(); err != nil {
@@ -99,8 +101,9 @@ func removedOnInterrupt(create func() (string, error)) (forget func(), err error
 }
 
 // newChallengeSet makes the scratch challenge set of verify and import,
-// removed if the command is interrupted; closeSet closes it.
-func newChallengeSet() (set *verify.DiskSet, closeSet func(), err error) {
+// removed if the command is interrupted; closeSet closes and removes it,
+// and says on w if its directory stays behind.
+func newChallengeSet(w io.Writer) (set *verify.DiskSet, closeSet func(), err error) {
 	forget, err := removedOnInterrupt(func() (string, error) {
 		var err error
 		if set, err = verify.NewDiskSet(""); err != nil {
@@ -112,7 +115,11 @@ func newChallengeSet() (set *verify.DiskSet, closeSet func(), err error) {
 		return nil, nil, err
 	}
 	return set, func() {
-		set.Close()
+		if err := set.Close(); err != nil {
+			// The audit's answer stands; the disk it took is the
+			// operator's to get back (the next audit tries too).
+			fmt.Fprintf(w, "ledger: warning: the scratch directory %s may be left behind: %v\n", set.Dir(), err)
+		}
 		forget()
 	}, nil
 }

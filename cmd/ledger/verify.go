@@ -91,7 +91,7 @@ reported with validator, height, block CID, transcript index and reason.` + exit
 					return err
 				}
 			}
-			set, closeSet, err := newChallengeSet()
+			set, closeSet, err := newChallengeSet(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

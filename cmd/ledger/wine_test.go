@@ -151,12 +151,24 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 			}
 		}
 	})
+
+	// Every verify and import above made a scratch store in Windows'
+	// temporary directory, and removed it (internal/rmtree says why that
+	// takes more than os.RemoveAll under Wine).
+	left, err := filepath.Glob(filepath.Join(w.prefix, "drive_c", "users", "*", "*Temp*", "ledger-verify-*"))
+	if err != nil || len(left) > 0 {
+		t.Fatalf("scratch left behind in Windows' temporary directory: %v %v", left, err)
+	}
+	if made, _ := filepath.Glob(filepath.Join(w.prefix, "drive_c", "users", "*", "*Temp*")); len(made) == 0 {
+		t.Fatalf("no temporary directory under %s: the check above looks in the wrong place", w.prefix)
+	}
 }
 
 // wine runs a Windows build of ledger under its own Wine prefix.
 type wine struct {
 	loader string
 	exe    string
+	prefix string
 	env    []string
 }
 
@@ -183,7 +195,7 @@ func newWine(t *testing.T) *wine {
 	if out, err := shim.CombinedOutput(); err != nil {
 		t.Fatalf("build the bcryptprimitives shim: %v: %s", err, out)
 	}
-	w := &wine{loader: loader, exe: filepath.Join(dir, "ledger.exe"),
+	w := &wine{loader: loader, exe: filepath.Join(dir, "ledger.exe"), prefix: prefix,
 		env: append(os.Environ(), "WINEPREFIX="+prefix, "WINEDEBUG=-all")}
 	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", w.exe, ".")
 	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
