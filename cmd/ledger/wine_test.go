@@ -20,12 +20,14 @@ import (
 // TestWindowsBuildUnderWine runs the Windows build of ledger, under Wine,
 // through the commands auditors and miners run on Windows (verify of a
 // store and of an archive, export, import, transcripts, prove,
-// consistency, verify-proof), on a store this build wrote, and requires
-// the answers this build gives: the same reports (re-execution included,
-// so every env generates on Windows the challenges it generates here),
-// byte for byte the same archive and proofs, a store written on Windows
-// that verifies and exports here as the original does, a damaged store
-// failing with the same failure, and bad usage refused with exit 2.
+// consistency, verify-proof, ratio show), on stores this build wrote (one
+// of verifytest's, and a devnet's with real duels), and requires the
+// answers this build gives: the same reports (re-execution included, so
+// every env generates on Windows the challenges it generates here), byte
+// for byte the same archive, proofs and ratios, a store written on
+// Windows that verifies and exports here as the original does, a damaged
+// store failing with the same failure, bad usage refused with exit 2, and
+// no scratch store left behind.
 //
 // It runs with LEDGER_WINDOWS=1 (make windows), which needs Debian's
 // wine64 and, for the DLL shim testdata/wine/bcryptprimitives.c says why
@@ -149,6 +151,25 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 			if code, out, errs := w.run(t, args...); code != 2 || errs == "" {
 				t.Errorf("Windows: %v: exit %d, want 2 and a message: %s %s", args, code, out, errs)
 			}
+		}
+	})
+
+	// A devnet's store: real duels, their results and re-execution
+	// outcomes, every env played by reference miners over HTTP.
+	t.Run("devnet", func(t *testing.T) {
+		net := filepath.Join(tmp, "net")
+		var out, errb bytes.Buffer
+		if code := run([]string{"devnet", "--dir", net, "--validators", "2", "--miners", "2", "--duration", "100s"}, &out, &errb); code != 0 {
+			t.Fatalf("devnet: exit %d: %s", code, errb.String())
+		}
+		store := filepath.Join(net, "v0")
+		want := reportOf(t, 0)(ledgerRun(t, "verify", "--data", store, "--json"))
+		got := reportOf(t, 0)(w.run(t, "verify", "--data", w.path(store), "--json"))
+		sameJSON(t, "verify --json of a devnet store", got, want)
+		mine := mustRun(t, "this build: ratio show")(ledgerRun(t, "ratio", "show", "--data", store, "--json"))
+		theirs := mustRun(t, "Windows: ratio show")(w.run(t, "ratio", "show", "--data", w.path(store), "--json"))
+		if theirs != mine || !strings.Contains(mine, `"winner"`) {
+			t.Fatalf("ratio show --json differ, or show no duel:\nWindows:    %s\nthis build: %s", theirs, mine)
 		}
 	})
 
