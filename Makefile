@@ -20,7 +20,7 @@ test: cross windows interop unit fuzz
 # build and vet for the systems auditors and miners run verify and prove
 # on. Seconds with a warm build cache; a fresh one compiles every
 # dependency once per system (minutes).
-CROSS ?= windows/amd64 darwin/arm64 freebsd/amd64
+CROSS ?= windows/amd64 windows/arm64 darwin/arm64 freebsd/amd64
 cross:
 	@for t in $(CROSS); do \
 		echo "cross: go vet for $$t"; \

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	gsclient "github.com/centrifuge/go-substrate-rpc-client/v4/client"
-
 	"github.com/affine-ledger/ledger/chain"
 )
 
@@ -35,7 +33,7 @@ const (
 // signed extrinsics, over the node's websocket JSON-RPC. It implements
 // chain.Chain. It has not been run against a live node (spec/chain.md).
 type Client struct {
-	rpc     gsclient.Client
+	rpc     rpcConn
 	netuid  uint16
 	genesis chain.Hash
 
@@ -47,7 +45,7 @@ var _ chain.Chain = (*Client)(nil)
 
 // Dial connects to a node (ws:// or wss://) for subnet netuid.
 func Dial(ctx context.Context, url string, netuid uint16) (*Client, error) {
-	rpc, err := gsclient.Connect(url)
+	rpc, err := connect(url)
 	if err != nil {
 		return nil, fmt.Errorf("subtensor %s: %w", url, err)
 	}

@@ -1,3 +1,5 @@
+//go:build !(windows && arm64)
+
 package subtensor
 
 import (
