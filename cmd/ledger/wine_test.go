@@ -5,26 +5,31 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
 // TestWindowsBuildUnderWine runs the Windows build of ledger, under Wine,
 // through the commands auditors and miners run on Windows (verify of a
 // store and of an archive, export, import, transcripts, prove,
-// consistency, verify-proof, ratio show), on stores this build wrote (one
+// consistency, verify-proof, ratio show, serve), on stores this build wrote (one
 // of verifytest's, and a devnet's with real duels), and requires the
 // answers this build gives: the same reports (re-execution included, so
 // every env generates on Windows the challenges it generates here), byte
-// for byte the same archive, proofs and ratios, a store written on
+// for byte the same archive, proofs, ratios and explorer pages, a store written on
 // Windows that verifies and exports here as the original does, a damaged
 // store failing with the same failure, bad usage refused with exit 2, and
 // no scratch store left behind.
@@ -171,6 +176,7 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 		if theirs != mine || !strings.Contains(mine, `"winner"`) {
 			t.Fatalf("ratio show --json differ, or show no duel:\nWindows:    %s\nthis build: %s", theirs, mine)
 		}
+		sameExplorer(t, w, store)
 	})
 
 	// Every verify and import above made a scratch store in Windows'
@@ -384,5 +390,111 @@ func copyDir(t *testing.T, src, dst string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sameExplorer serves store with this build and with the Windows build
+// (`ledger serve` on loopback) and requires the same answer from both for
+// every kind of page of the JSON API, the explorer's page and its script.
+func sameExplorer(t *testing.T, w *wine, store string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	addrRE := regexp.MustCompile(`explorer at http://(\S+)/`)
+
+	var out syncbuf.Buffer
+	root := newRootCmd()
+	root.SetArgs([]string{"serve", "--data", store, "--listen", "127.0.0.1:0"})
+	root.SetOut(&out)
+	root.SetErr(&out)
+	serveCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(serveCtx) }()
+	defer func() { stop(); <-done }()
+	mine := waitFor(t, ctx, &out, addrRE)
+
+	var winOut syncbuf.Buffer
+	cmd := exec.CommandContext(ctx, w.loader, w.exe, "serve", "--data", w.path(store), "--listen", "127.0.0.1:0")
+	cmd.Env = w.env
+	cmd.Stdout, cmd.Stderr = &winOut, &winOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	theirs := waitFor(t, ctx, &winOut, addrRE)
+
+	get := func(addr, path string) (int, []byte) {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	// first reads the first item of a page at path into v.
+	first := func(path string, v any) {
+		t.Helper()
+		_, body := get(mine, path)
+		var page struct{ Items []json.RawMessage }
+		if err := json.Unmarshal(body, &page); err != nil || len(page.Items) == 0 {
+			t.Fatalf("%s: no items (%v): %s", path, err, body)
+		}
+		if err := json.Unmarshal(page.Items[0], v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var val struct {
+		Validator string `json:"validator"`
+		Height    uint64 `json:"height"`
+		Block     string `json:"block"`
+	}
+	first("/api/v1/validators", &val)
+	var tr struct {
+		Transcript string `json:"cid"`
+	}
+	first("/api/v1/validators/"+val.Validator+"/transcripts", &tr)
+	var miner struct {
+		Hotkey string `json:"hotkey"`
+	}
+	first("/api/v1/miners", &miner)
+	var duel struct {
+		Record string `json:"record"`
+	}
+	first("/api/v1/duels", &duel)
+
+	for _, path := range []string{
+		"/", "/js/app.js", "/healthz",
+		"/api/v1/status", "/api/v1/validators",
+		"/api/v1/validators/" + val.Validator,
+		"/api/v1/validators/" + val.Validator + "/blocks",
+		fmt.Sprintf("/api/v1/validators/%s/blocks/%d", val.Validator, val.Height),
+		"/api/v1/validators/" + val.Validator + "/transcripts?limit=5",
+		"/api/v1/blocks/" + val.Block,
+		"/api/v1/transcripts/" + tr.Transcript,
+		"/api/v1/transcripts/" + tr.Transcript + "/proof",
+		"/api/v1/miners",
+		"/api/v1/miners/" + miner.Hotkey,
+		"/api/v1/miners/" + miner.Hotkey + "/transcripts?env=sat",
+		"/api/v1/duels",
+		"/api/v1/duels/" + duel.Record,
+		"/api/v1/duels/" + duel.Record + "/transcripts",
+		"/api/v1/vtrust", "/api/v1/leaderboard", "/api/v1/forks",
+		"/api/v1/transcripts/bafyreigbtj4x7ip5legnfznufuopl4sg4knzc2cof6duas4b3q2fy6swua",
+		"/api/v1/nowhere",
+	} {
+		code, want := get(mine, path)
+		missing := strings.Contains(path, "nowhere") || strings.Contains(path, "bafyreigbtj4x")
+		if (code == http.StatusOK) == missing || len(want) == 0 {
+			t.Errorf("GET %s: this build answers %d with %d bytes", path, code, len(want))
+		}
+		winCode, got := get(theirs, path)
+		if winCode != code || !bytes.Equal(got, want) {
+			t.Errorf("GET %s: Windows %d (%d bytes), this build %d (%d bytes):\nWindows:    %.300s\nthis build: %.300s", path, winCode, len(got), code, len(want), got, want)
+		}
 	}
 }
