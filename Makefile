@@ -12,8 +12,9 @@ PKGS     := ./...
 build:
 	$(GO) build -o $(BIN) ./cmd/ledger
 
-# The test command CI runs: the other systems' builds, every package under
-# the race detector, then a short run of every fuzz target.
+# The test command CI runs: the other systems' builds, the Windows build
+# under Wine, the interop checks, every package under the race detector,
+# then a short run of every fuzz target.
 test: cross windows interop unit fuzz
 
 # The tests run on Linux only; every package, tests included, must still
@@ -27,13 +28,13 @@ cross:
 		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet $(PKGS) || exit 1; \
 	done
 
-# The Windows build, run under Wine through the commands auditors and miners
-# have there (cmd/ledger/wine_test.go): each must answer as the Linux build
-# does. Needs Debian's wine64, and gcc-mingw-w64-x86-64-win32 to build the
-# DLL shim Wine 8 lacks (cmd/ledger/testdata/wine).
+# The Windows build under Wine (scripts/windows.sh): the tests of the packages
+# that hold the rules and formats, then the commands auditors and miners have
+# there, which must answer as the Linux build does. Needs Debian's wine64, and
+# gcc-mingw-w64-x86-64-win32 for the DLL shim Wine 8 lacks.
 windows:
 	@if command -v wine >/dev/null && command -v x86_64-w64-mingw32-gcc >/dev/null; then \
-		LEDGER_WINDOWS=1 $(GO) test -count=1 -timeout 15m -run TestWindowsBuildUnderWine ./cmd/ledger/ ; \
+		GO=$(GO) scripts/windows.sh; \
 	else echo "windows: wine or x86_64-w64-mingw32-gcc not found, skipped (Debian: wine64 gcc-mingw-w64-x86-64-win32)"; fi
 
 unit:
