@@ -7,15 +7,15 @@ FUZZTIME ?= 3s
 FUZZMINIMIZE ?= 100x
 PKGS     := ./...
 
-.PHONY: build test cross windows unit interop interop-spec interop-p2p fuzz fuzz-long soak bench demo lint vectors clean
+.PHONY: build test cross windows arm64 unit interop interop-spec interop-p2p fuzz fuzz-long soak bench demo lint vectors clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ledger
 
 # The test command CI runs: the other systems' builds, the Windows build
-# under Wine, the interop checks, every package under the race detector,
-# then a short run of every fuzz target.
-test: cross windows interop unit fuzz
+# under Wine and the arm64 one under qemu, the interop checks, every package
+# under the race detector, then a short run of every fuzz target.
+test: cross windows arm64 interop unit fuzz
 
 # The tests run on Linux only; every package, tests included, must still
 # build and vet for the systems auditors and miners run verify and prove
@@ -36,6 +36,14 @@ windows:
 	@if command -v wine >/dev/null && command -v x86_64-w64-mingw32-gcc >/dev/null; then \
 		GO=$(GO) scripts/windows.sh; \
 	else echo "windows: wine or x86_64-w64-mingw32-gcc not found, skipped (Debian: wine64 gcc-mingw-w64-x86-64-win32)"; fi
+
+# The linux/arm64 build under qemu (scripts/arm64.sh), where floating-point
+# multiply-adds are fused as on Apple silicon: the same tests and commands as
+# make windows. Needs Debian's qemu-user-static.
+arm64:
+	@if command -v qemu-aarch64-static >/dev/null || command -v qemu-aarch64 >/dev/null; then \
+		GO=$(GO) scripts/arm64.sh; \
+	else echo "arm64: qemu-aarch64-static not found, skipped (Debian: qemu-user-static)"; fi
 
 unit:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)

@@ -1,42 +1,19 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/affine-ledger/ledger/internal/syncbuf"
-	"github.com/affine-ledger/ledger/verify/verifytest"
 )
 
-// TestWindowsBuildUnderWine runs the Windows build of ledger, under Wine,
-// through the commands auditors and miners run on Windows (verify of a
-// store and of an archive, export, import, transcripts, prove,
-// consistency, verify-proof, ratio show, serve), on stores this build wrote (one
-// of verifytest's, and a devnet's with real duels), and requires the
-// answers this build gives: the same reports (re-execution included, so
-// every env generates on Windows the challenges it generates here), byte
-// for byte the same archive, proofs, ratios and explorer pages, a store written on
-// Windows that verifies and exports here as the original does, a damaged
-// store failing with the same failure, bad usage refused with exit 2, and
-// no scratch store left behind.
-//
-// It runs with LEDGER_WINDOWS=1 (make windows), which needs Debian's
-// wine64 and, for the DLL shim testdata/wine/bcryptprimitives.c says why
-// Wine 8 needs, the mingw-w64 C compiler.
+// TestWindowsBuildUnderWine is checkOtherBuild of the Windows (amd64)
+// build under Wine. It runs with LEDGER_WINDOWS=1 (make windows), which
+// needs Debian's wine64 and, for the DLL shim
+// testdata/wine/bcryptprimitives.c says why Wine 8 needs, the mingw-w64 C
+// compiler.
 func TestWindowsBuildUnderWine(t *testing.T) {
 	if os.Getenv("LEDGER_WINDOWS") == "" {
 		t.Skip("the Windows build under Wine runs with LEDGER_WINDOWS=1 (make windows)")
@@ -44,162 +21,10 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("Wine runs the amd64 Windows build on linux/amd64, not on %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
-	w := newWine(t)
-
-	spec := verifytest.Spec{Validators: 2, Blocks: 5, PerBlock: 7, Decisions: true}
-	dir, _ := storeOf(t, &spec)
-	tmp := t.TempDir()
-
-	t.Run("verify", func(t *testing.T) {
-		want := reportOf(t, 0)(ledgerRun(t, "verify", "--data", dir, "--json"))
-		got := reportOf(t, 0)(w.run(t, "verify", "--data", w.path(dir), "--json"))
-		sameJSON(t, "verify --json", got, want)
-		if want["transcripts"] != float64(spec.Validators*spec.Blocks*spec.PerBlock) {
-			t.Fatalf("this build's report counts %v transcripts", want["transcripts"])
-		}
-	})
-
-	car := filepath.Join(tmp, "linux.car")
-	winCar := filepath.Join(tmp, "windows.car")
-	t.Run("export", func(t *testing.T) {
-		mustRun(t, "this build: export")(ledgerRun(t, "export", "--data", dir, "--out", car))
-		mustRun(t, "Windows: export")(w.run(t, "export", "--data", w.path(dir), "--out", w.path(winCar)))
-		sameFile(t, winCar, car)
-		want := reportOf(t, 0)(ledgerRun(t, "verify", "--car", car, "--json"))
-		got := reportOf(t, 0)(w.run(t, "verify", "--car", w.path(car), "--json"))
-		sameJSON(t, "verify --car --json", got, want)
-	})
-
-	t.Run("import", func(t *testing.T) {
-		imported := filepath.Join(tmp, "imported")
-		mustRun(t, "Windows: import")(w.run(t, "import", "--data", w.path(imported), "--car", w.path(car)))
-		// The store the Windows build wrote, read here.
-		want := reportOf(t, 0)(ledgerRun(t, "verify", "--data", dir, "--json", "--no-reexec"))
-		got := reportOf(t, 0)(ledgerRun(t, "verify", "--data", imported, "--json", "--no-reexec"))
-		sameJSON(t, "verify of the store Windows imported", got, want)
-		again := filepath.Join(tmp, "again.car")
-		mustRun(t, "this build: export of the imported store")(ledgerRun(t, "export", "--data", imported, "--out", again))
-		sameFile(t, again, car)
-	})
-
-	miner := verifytest.Miner(1).String()
-	t.Run("transcripts", func(t *testing.T) {
-		want := mustRun(t, "this build: transcripts")(ledgerRun(t, "transcripts", "--data", dir, "--miner", miner, "--json"))
-		got := mustRun(t, "Windows: transcripts")(w.run(t, "transcripts", "--data", w.path(dir), "--miner", miner, "--json"))
-		if got != want {
-			t.Fatalf("transcripts --json differ:\nWindows:    %s\nthis build: %s", got, want)
-		}
-	})
-
-	t.Run("proofs", func(t *testing.T) {
-		rows := minerRows(t, dir, miner)
-		tr := rows[len(rows)/2]
-		v := tr.Validator.String()
-		proofs := []struct {
-			name string
-			args []string
-		}{
-			{"prove", []string{"prove", "--data", dir, "--transcript", tr.Transcript}},
-			{"consistency", []string{"consistency", "--data", dir, "--validator", v, "--from", "1", "--to", "4"}},
-		}
-		for _, p := range proofs {
-			mine := filepath.Join(tmp, p.name+"-linux.json")
-			theirs := filepath.Join(tmp, p.name+"-windows.json")
-			mustRun(t, "this build: "+p.name)(ledgerRun(t, append(p.args, "--out", mine)...))
-			winArgs := append([]string(nil), p.args...)
-			winArgs[2] = w.path(dir)
-			mustRun(t, "Windows: "+p.name)(w.run(t, append(winArgs, "--out", w.path(theirs))...))
-			sameFile(t, theirs, mine)
-			out := mustRun(t, "Windows: verify-proof")(w.run(t, "verify-proof", w.path(mine)))
-			if !strings.HasPrefix(out, "ok: ") {
-				t.Fatalf("Windows: verify-proof of the %s proof: %q", p.name, out)
-			}
-		}
-		// A proof whose transcript is not its CID's.
-		raw, err := os.ReadFile(filepath.Join(tmp, "prove-linux.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var proof map[string]any
-		if err := json.Unmarshal(raw, &proof); err != nil {
-			t.Fatal(err)
-		}
-		proof["cid"] = rows[0].Transcript
-		bad := filepath.Join(tmp, "bad-proof.json")
-		writeJSONFile(t, bad, proof)
-		wantCode, _, _ := ledgerRun(t, "verify-proof", bad)
-		code, out, errs := w.run(t, "verify-proof", w.path(bad))
-		if wantCode != 1 || code != wantCode {
-			t.Fatalf("a proof of another CID: Windows exit %d (this build's %d): %s %s", code, wantCode, out, errs)
-		}
-	})
-
-	t.Run("damage", func(t *testing.T) {
-		damaged := filepath.Join(tmp, "damaged")
-		copyDir(t, dir, damaged)
-		rows := minerRows(t, damaged, miner)
-		swapTranscriptBytes(t, damaged, rows[1], rows[2])
-		want := reportOf(t, 1)(ledgerRun(t, "verify", "--data", damaged, "--json"))
-		got := reportOf(t, 1)(w.run(t, "verify", "--data", w.path(damaged), "--json"))
-		sameJSON(t, "verify --json of a damaged store", got, want)
-		if n := len(want["failures"].([]any)); n != 1 {
-			t.Fatalf("this build reports %d failures, want 1", n)
-		}
-	})
-
-	t.Run("usage", func(t *testing.T) {
-		for _, args := range [][]string{
-			{"verify", "--data", w.path(dir), "--from"},
-			{"verify", "--car", w.path(car), "--validator", verifytest.Key(0).Public().String()},
-			{"transcripts", "--data", w.path(dir), "--miner", "x"},
-		} {
-			if code, out, errs := w.run(t, args...); code != 2 || errs == "" {
-				t.Errorf("Windows: %v: exit %d, want 2 and a message: %s %s", args, code, out, errs)
-			}
-		}
-	})
-
-	// A devnet's store: real duels, their results and re-execution
-	// outcomes, every env played by reference miners over HTTP.
-	t.Run("devnet", func(t *testing.T) {
-		net := filepath.Join(tmp, "net")
-		var out, errb bytes.Buffer
-		if code := run([]string{"devnet", "--dir", net, "--validators", "2", "--miners", "2", "--duration", "100s"}, &out, &errb); code != 0 {
-			t.Fatalf("devnet: exit %d: %s", code, errb.String())
-		}
-		store := filepath.Join(net, "v0")
-		want := reportOf(t, 0)(ledgerRun(t, "verify", "--data", store, "--json"))
-		got := reportOf(t, 0)(w.run(t, "verify", "--data", w.path(store), "--json"))
-		sameJSON(t, "verify --json of a devnet store", got, want)
-		mine := mustRun(t, "this build: ratio show")(ledgerRun(t, "ratio", "show", "--data", store, "--json"))
-		theirs := mustRun(t, "Windows: ratio show")(w.run(t, "ratio", "show", "--data", w.path(store), "--json"))
-		if theirs != mine || !strings.Contains(mine, `"winner"`) {
-			t.Fatalf("ratio show --json differ, or show no duel:\nWindows:    %s\nthis build: %s", theirs, mine)
-		}
-		sameExplorer(t, w, store)
-	})
-
-	// Every verify and import above made a scratch store in Windows'
-	// temporary directory, and removed it (internal/rmtree says why that
-	// takes more than os.RemoveAll under Wine).
-	left, err := filepath.Glob(filepath.Join(w.prefix, "drive_c", "users", "*", "*Temp*", "ledger-verify-*"))
-	if err != nil || len(left) > 0 {
-		t.Fatalf("scratch left behind in Windows' temporary directory: %v %v", left, err)
-	}
-	if made, _ := filepath.Glob(filepath.Join(w.prefix, "drive_c", "users", "*", "*Temp*")); len(made) == 0 {
-		t.Fatalf("no temporary directory under %s: the check above looks in the wrong place", w.prefix)
-	}
+	checkOtherBuild(t, newWine(t))
 }
 
-// wine runs a Windows build of ledger under its own Wine prefix.
-type wine struct {
-	loader string
-	exe    string
-	prefix string
-	env    []string
-}
-
-func newWine(t *testing.T) *wine {
+func newWine(t *testing.T) *otherBuild {
 	t.Helper()
 	loader, err := lookFirst("wine64", "wine", "/usr/lib/wine/wine64")
 	if err != nil {
@@ -222,279 +47,36 @@ func newWine(t *testing.T) *wine {
 	if out, err := shim.CombinedOutput(); err != nil {
 		t.Fatalf("build the bcryptprimitives shim: %v: %s", err, out)
 	}
-	w := &wine{loader: loader, exe: filepath.Join(dir, "ledger.exe"), prefix: prefix,
-		env: append(os.Environ(), "WINEPREFIX="+prefix, "WINEDEBUG=-all")}
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", w.exe, ".")
-	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build ledger.exe: %v: %s", err, out)
+	b := &otherBuild{
+		name: "Windows", emulator: loader, exe: filepath.Join(dir, "ledger.exe"),
+		env: append(os.Environ(), "WINEPREFIX="+prefix, "WINEDEBUG=-all"),
+		// Wine's drive Z: is /.
+		path: func(p string) string {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				panic(err)
+			}
+			return "Z:" + strings.ReplaceAll(abs, "/", `\`)
+		},
+		tempDir: func(t *testing.T) string {
+			dirs, _ := filepath.Glob(filepath.Join(prefix, "drive_c", "users", "*", "*Temp*"))
+			if len(dirs) != 1 {
+				t.Fatalf("Windows' temporary directory under %s: %v", prefix, dirs)
+			}
+			return dirs[0]
+		},
 	}
+	buildLedger(t, "windows", "amd64", b.exe)
 	t.Cleanup(func() {
 		// wineserver outlives its last client for a few seconds; it
 		// holds the prefix, which TempDir removes next.
 		kill := exec.Command(filepathJoinDir(loader, "wineserver"), "-k")
-		kill.Env = w.env
+		kill.Env = b.env
 		_ = kill.Run()
 	})
 	// The first run makes the prefix, and Wine says so on stderr.
-	if code, out, errs := w.run(t, "version"); code != 0 || !strings.HasPrefix(out, "ledger ") {
+	if code, out, errs := b.run(t, "version"); code != 0 || !strings.HasPrefix(out, "ledger ") {
 		t.Fatalf("ledger.exe version under Wine: exit %d: %q %q", code, out, errs)
 	}
-	return w
-}
-
-// run runs ledger.exe with args and returns its exit code and outputs.
-func (w *wine) run(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, w.loader, append([]string{w.exe}, args...)...)
-	cmd.Env = w.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String(), errb.String()
-	case errors.As(err, &exit) && ctx.Err() == nil:
-		return exit.ExitCode(), out.String(), errb.String()
-	default:
-		t.Fatalf("ledger.exe %v: %v: %s %s", args, err, out.String(), errb.String())
-		return 0, "", ""
-	}
-}
-
-// path is p as the Windows build names it: Wine's drive Z: is /.
-func (w *wine) path(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		panic(err)
-	}
-	return "Z:" + strings.ReplaceAll(abs, "/", `\`)
-}
-
-// lookFirst returns the first of names found on PATH, or as a path.
-func lookFirst(names ...string) (string, error) {
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
-}
-
-// filepathJoinDir names the program name beside program, or name on PATH
-// if there is none there.
-func filepathJoinDir(program, name string) string {
-	if p := filepath.Join(filepath.Dir(program), name); fileExists(p) {
-		return p
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	return name
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-// mustRun returns a check of a command's result: exit 0, its stdout.
-func mustRun(t *testing.T, what string) func(int, string, string) string {
-	t.Helper()
-	return func(code int, out, errs string) string {
-		t.Helper()
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s %s", what, code, out, errs)
-		}
-		return out
-	}
-}
-
-// reportOf returns a reader of `verify --json` output that requires exit
-// code want and drops the report's seconds, the one field that differs
-// between two runs.
-func reportOf(t *testing.T, want int) func(int, string, string) map[string]any {
-	t.Helper()
-	return func(code int, out, errs string) map[string]any {
-		t.Helper()
-		var rep map[string]any
-		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != want {
-			t.Fatalf("verify: exit %d (want %d), %v: %s %s", code, want, err, out, errs)
-		}
-		if _, ok := rep["seconds"]; !ok {
-			t.Fatalf("verify --json without seconds: %s", out)
-		}
-		delete(rep, "seconds")
-		return rep
-	}
-}
-
-func sameJSON(t *testing.T, what string, got, want map[string]any) {
-	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		t.Fatalf("%s differ:\nWindows:    %s\nthis build: %s", what, g, w)
-	}
-}
-
-func sameFile(t *testing.T, got, want string) {
-	t.Helper()
-	g, err := os.ReadFile(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := os.ReadFile(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(g, w) {
-		t.Fatalf("%s (%d bytes) differs from %s (%d bytes)", got, len(g), want, len(w))
-	}
-}
-
-func writeJSONFile(t *testing.T, path string, v any) {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// copyDir copies the regular files of the directory tree src to dst.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, raw, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// sameExplorer serves store with this build and with the Windows build
-// (`ledger serve` on loopback) and requires the same answer from both for
-// every kind of page of the JSON API, the explorer's page and its script.
-func sameExplorer(t *testing.T, w *wine, store string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	addrRE := regexp.MustCompile(`explorer at http://(\S+)/`)
-
-	var out syncbuf.Buffer
-	root := newRootCmd()
-	root.SetArgs([]string{"serve", "--data", store, "--listen", "127.0.0.1:0"})
-	root.SetOut(&out)
-	root.SetErr(&out)
-	serveCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(serveCtx) }()
-	defer func() { stop(); <-done }()
-	mine := waitFor(t, ctx, &out, addrRE)
-
-	var winOut syncbuf.Buffer
-	cmd := exec.CommandContext(ctx, w.loader, w.exe, "serve", "--data", w.path(store), "--listen", "127.0.0.1:0")
-	cmd.Env = w.env
-	cmd.Stdout, cmd.Stderr = &winOut, &winOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	theirs := waitFor(t, ctx, &winOut, addrRE)
-
-	get := func(addr, path string) (int, []byte) {
-		t.Helper()
-		resp, err := http.Get("http://" + addr + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, body
-	}
-	// first reads the first item of a page at path into v.
-	first := func(path string, v any) {
-		t.Helper()
-		_, body := get(mine, path)
-		var page struct{ Items []json.RawMessage }
-		if err := json.Unmarshal(body, &page); err != nil || len(page.Items) == 0 {
-			t.Fatalf("%s: no items (%v): %s", path, err, body)
-		}
-		if err := json.Unmarshal(page.Items[0], v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var val struct {
-		Validator string `json:"validator"`
-		Height    uint64 `json:"height"`
-		Block     string `json:"block"`
-	}
-	first("/api/v1/validators", &val)
-	var tr struct {
-		Transcript string `json:"cid"`
-	}
-	first("/api/v1/validators/"+val.Validator+"/transcripts", &tr)
-	var miner struct {
-		Hotkey string `json:"hotkey"`
-	}
-	first("/api/v1/miners", &miner)
-	var duel struct {
-		Record string `json:"record"`
-	}
-	first("/api/v1/duels", &duel)
-
-	for _, path := range []string{
-		"/", "/js/app.js", "/healthz",
-		"/api/v1/status", "/api/v1/validators",
-		"/api/v1/validators/" + val.Validator,
-		"/api/v1/validators/" + val.Validator + "/blocks",
-		fmt.Sprintf("/api/v1/validators/%s/blocks/%d", val.Validator, val.Height),
-		"/api/v1/validators/" + val.Validator + "/transcripts?limit=5",
-		"/api/v1/blocks/" + val.Block,
-		"/api/v1/transcripts/" + tr.Transcript,
-		"/api/v1/transcripts/" + tr.Transcript + "/proof",
-		"/api/v1/miners",
-		"/api/v1/miners/" + miner.Hotkey,
-		"/api/v1/miners/" + miner.Hotkey + "/transcripts?env=sat",
-		"/api/v1/duels",
-		"/api/v1/duels/" + duel.Record,
-		"/api/v1/duels/" + duel.Record + "/transcripts",
-		"/api/v1/vtrust", "/api/v1/leaderboard", "/api/v1/forks",
-		"/api/v1/transcripts/bafyreigbtj4x7ip5legnfznufuopl4sg4knzc2cof6duas4b3q2fy6swua",
-		"/api/v1/nowhere",
-	} {
-		code, want := get(mine, path)
-		missing := strings.Contains(path, "nowhere") || strings.Contains(path, "bafyreigbtj4x")
-		if (code == http.StatusOK) == missing || len(want) == 0 {
-			t.Errorf("GET %s: this build answers %d with %d bytes", path, code, len(want))
-		}
-		winCode, got := get(theirs, path)
-		if winCode != code || !bytes.Equal(got, want) {
-			t.Errorf("GET %s: Windows %d (%d bytes), this build %d (%d bytes):\nWindows:    %.300s\nthis build: %.300s", path, winCode, len(got), code, len(want), got, want)
-		}
-	}
+	return b
 }
