@@ -372,14 +372,14 @@ func sameExplorer(t *testing.T, b *otherBuild, store string) {
 	defer func() { stop(); <-done }()
 	mine := waitFor(t, ctx, &out, addrRE)
 
-	var winOut syncbuf.Buffer
+	var otherOut syncbuf.Buffer
 	cmd := b.command(ctx, "serve", "--data", b.path(store), "--listen", "127.0.0.1:0")
-	cmd.Stdout, cmd.Stderr = &winOut, &winOut
+	cmd.Stdout, cmd.Stderr = &otherOut, &otherOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	theirs := waitFor(t, ctx, &winOut, addrRE)
+	theirs := waitFor(t, ctx, &otherOut, addrRE)
 
 	get := func(addr, path string) (int, []byte) {
 		t.Helper()
