@@ -115,10 +115,13 @@ func newChallengeSet(w io.Writer) (set *verify.DiskSet, closeSet func(), err err
 		return nil, nil, err
 	}
 	return set, func() {
-		if err := set.Close(); err != nil {
+		err := set.Close()
+		if _, serr := os.Lstat(set.Dir()); serr == nil {
 			// The audit's answer stands; the disk it took is the
 			// operator's to get back (the next audit tries too).
-			fmt.Fprintf(w, "ledger: warning: the scratch directory %s may be left behind: %v\n", set.Dir(), err)
+			fmt.Fprintf(w, "ledger: warning: the scratch directory %s is left behind: %v\n", set.Dir(), err)
+		} else if err != nil {
+			fmt.Fprintf(w, "ledger: warning: the scratch store: %v\n", err)
 		}
 		forget()
 	}, nil

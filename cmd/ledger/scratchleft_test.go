@@ -29,7 +29,7 @@ func TestVerifySaysScratchLeftBehind(t *testing.T) {
 	if err != nil || len(left) != 1 {
 		t.Fatalf("scratch directories in TMPDIR: %v %v", left, err)
 	}
-	if want := "warning: the scratch directory " + left[0] + " may be left behind"; !strings.Contains(errs, want) {
+	if want := "warning: the scratch directory " + left[0] + " is left behind"; !strings.Contains(errs, want) {
 		t.Fatalf("stderr %q does not say %q", errs, want)
 	}
 	if ents, err := os.ReadDir(left[0]); err != nil || len(ents) != 0 {
