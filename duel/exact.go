@@ -51,7 +51,12 @@ func ExactEnv(rule Rule, ratioPPM uint32, p float64) (EnvLaw, error) {
 			// dist[w] over w <= n becomes the distribution after one
 			// more outcome; walking down keeps dist[w-1] unread.
 			for w := n + 1; w > 0; w-- {
-				dist[w] = dist[w]*(1-p) + dist[w-1]*p
+				// Each product is rounded before the sum (the conversions):
+				// Go may fuse a*b + c into one multiply-add, rounding once,
+				// and does on arm64, not on amd64. Unfused, the laws and
+				// `ledger duel simulate`'s figures from them are the same
+				// bits on every machine (spec "Floating-point operators").
+				dist[w] = float64(dist[w]*(1-p)) + float64(dist[w-1]*p)
 			}
 			dist[0] *= 1 - p
 		}
@@ -129,7 +134,7 @@ func ExactDuel(laws []EnvLaw) (DuelLaw, error) {
 		if 2*takes > len(pick) {
 			out.Dethrone += prob
 		}
-		out.Mean += prob * total
+		out.Mean += float64(prob * total) // unfused, as in ExactEnv
 	}
 	walk(0, 1)
 	return out, nil

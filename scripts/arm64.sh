@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-PKGS=(./envs/... ./challenge/... ./rng/... ./duel/... ./vtrust/... ./decisions/... ./codec/... ./ledger/record/...)
+PKGS=(./envs/... ./challenge/... ./rng/... ./duel/... ./vtrust/... ./yuma/... ./decisions/... ./codec/... ./ledger/record/...)
 QEMU=$(command -v qemu-aarch64-static || command -v qemu-aarch64)
 
 echo "arm64: tests of ${PKGS[*]} under qemu"

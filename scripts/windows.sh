@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make windows: the Windows (amd64) build under Wine. First the tests of the
 # packages that hold the network's rules and formats (the envs and their
-# vectors, challenge IDs, the random stream, duel and vTrust arithmetic,
+# vectors, challenge IDs, the random stream, duel, vTrust and Yuma arithmetic,
 # the decision records' rule, the encoding and the records), compiled for
 # Windows; then the commands auditors and miners run there, against the
 # Linux build's answers (cmd/ledger/wine_test.go). Packages whose tests use
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-PKGS=(./envs/... ./challenge/... ./rng/... ./duel/... ./vtrust/... ./decisions/... ./codec/... ./ledger/record/...)
+PKGS=(./envs/... ./challenge/... ./rng/... ./duel/... ./vtrust/... ./yuma/... ./decisions/... ./codec/... ./ledger/record/...)
 
 prefix=$(mktemp -d -t ledger-wine-XXXXXX)
 cleanup() {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/affine-ledger/ledger/envs/registry"
 	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -79,7 +80,8 @@ func (b *otherBuild) run(t *testing.T, args ...string) (int, string, string) {
 
 // checkOtherBuild runs build b through the commands auditors and miners
 // run (verify of a store and of an archive, export, import, transcripts,
-// prove, consistency, verify-proof, ratio show, serve), on stores this
+// prove, consistency, verify-proof, ratio show, serve, env test, duel
+// simulate), on stores this
 // build wrote (one of verifytest's, and a devnet's with real duels), and
 // requires the answers this build gives: the same reports (re-execution
 // included, so every env generates there the challenges it generates
@@ -197,6 +199,25 @@ func checkOtherBuild(t *testing.T, b *otherBuild) {
 		} {
 			if code, out, errs := b.run(t, args...); code != 2 || errs == "" {
 				t.Errorf("%s: %v: exit %d, want 2 and a message: %s %s", b.name, args, code, out, errs)
+			}
+		}
+	})
+
+	// Every env's challenge of one seed, scored against one answer, and a
+	// duel simulation: Wilson bounds and the sequential rule's looks.
+	t.Run("envs and duels", func(t *testing.T) {
+		seed := strings.Repeat("5e", 32)
+		var cmds [][]string
+		for _, env := range registry.Names() {
+			cmds = append(cmds, []string{"env", "test", "--env", env, "--seed", seed, "--answer", "<move>5</move>", "--json"})
+		}
+		cmds = append(cmds, []string{"env", "list", "--json"},
+			[]string{"duel", "simulate", "--json", "--duels", "300", "--seed", "other builds"})
+		for _, args := range cmds {
+			code, want, _ := ledgerRun(t, args...)
+			otherCode, got, errs := b.run(t, args...)
+			if otherCode != code || got != want || want == "" {
+				t.Errorf("%v: %s exits %d, this build %d:\n%s: %.400s\nthis build: %.400s\n%s", args, b.name, otherCode, code, b.name, got, want, errs)
 			}
 		}
 	})
