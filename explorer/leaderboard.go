@@ -162,7 +162,9 @@ func spread(xs []float64) (lo, mean, cv float64) {
 	}
 	var ss float64
 	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
+		// Rounded before the sum, so that no build fuses it into a
+		// multiply-add (arm64 does): the page is the same on every machine.
+		ss += float64((x - mean) * (x - mean))
 	}
 	return lo, mean, math.Sqrt(ss/float64(len(xs))) / mean
 }
