@@ -7,10 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-PKGS=(./envs/... ./challenge/... ./rng/... ./duel/... ./vtrust/... ./yuma/... ./decisions/... ./codec/... ./ledger/record/...)
+source scripts/rulepkgs.sh
 QEMU=$(command -v qemu-aarch64-static || command -v qemu-aarch64)
 
-echo "arm64: tests of ${PKGS[*]} under qemu"
-GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $GO test -exec "$QEMU" -count=1 "${PKGS[@]}"
+echo "arm64: tests of ${RULE_PKGS[*]} under qemu"
+GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $GO test -exec "$QEMU" -count=1 "${RULE_PKGS[@]}"
 echo "arm64: the commands, against this build's answers"
 LEDGER_ARM64=1 $GO test -count=1 -timeout 15m -run TestArm64BuildUnderQemu ./cmd/ledger/

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-PKGS=(./envs/... ./challenge/... ./rng/... ./duel/... ./vtrust/... ./yuma/... ./decisions/... ./codec/... ./ledger/record/...)
+source scripts/rulepkgs.sh
 
 prefix=$(mktemp -d -t ledger-wine-XXXXXX)
 cleanup() {
@@ -26,7 +26,7 @@ x86_64-w64-mingw32-gcc -shared -O2 -o "$prefix/drive_c/windows/system32/bcryptpr
 export WINEPREFIX=$prefix WINEDEBUG=-all
 wine wineboot --init >/dev/null 2>&1 || true
 
-echo "windows: tests of ${PKGS[*]} under Wine"
-GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO test -exec wine -count=1 "${PKGS[@]}"
+echo "windows: tests of ${RULE_PKGS[*]} under Wine"
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO test -exec wine -count=1 "${RULE_PKGS[@]}"
 echo "windows: the commands, against the Linux build's answers"
 LEDGER_WINDOWS=1 $GO test -count=1 -timeout 15m -run TestWindowsBuildUnderWine ./cmd/ledger/

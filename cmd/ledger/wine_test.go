@@ -70,7 +70,11 @@ func newWine(t *testing.T) *otherBuild {
 	t.Cleanup(func() {
 		// wineserver outlives its last client for a few seconds; it
 		// holds the prefix, which TempDir removes next.
-		kill := exec.Command(filepathJoinDir(loader, "wineserver"), "-k")
+		server, err := lookFirst(filepath.Join(filepath.Dir(loader), "wineserver"), "wineserver")
+		if err != nil {
+			return
+		}
+		kill := exec.Command(server, "-k")
 		kill.Env = b.env
 		_ = kill.Run()
 	})
