@@ -17,9 +17,9 @@ build:
 # under the race detector, then a short run of every fuzz target.
 test: cross windows arm64 interop unit fuzz
 
-# The tests run on Linux only; every package, tests included, must still
-# build and vet for the systems auditors and miners run verify and prove
-# on. Seconds with a warm build cache; a fresh one compiles every
+# Every package's tests run on Linux (some also on the emulated builds
+# below); every package, tests included, must still build and vet for the
+# systems auditors and miners run verify and prove on. Seconds with a warm build cache; a fresh one compiles every
 # dependency once per system (minutes).
 CROSS ?= windows/amd64 windows/arm64 darwin/arm64 freebsd/amd64
 cross:
