@@ -92,8 +92,24 @@ var errStalled = fmt.Errorf("no answer within %v", RequestTimeout)
 
 // stalled reports whether an exchange under ctx, made under parent, ran
 // out of its own time rather than being cancelled.
-func stalled(parent, ctx context.Context) bool {
-	return parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+func stalled(parent, ctx context.Context) bool { return stalledAt(parent, ctx, time.Now()) }
+
+// stalledAt is stalled at time now. The stream's deadline is ctx's, on a
+// timer of its own, and may fire first: the exchange then fails with "i/o
+// deadline reached" while ctx.Err() is still nil. So the deadline is
+// compared with the clock, and ctx.Err() is not required.
+func stalledAt(parent, ctx context.Context, now time.Time) bool {
+	if parent.Err() != nil {
+		return false
+	}
+	if d, ok := parent.Deadline(); ok && !now.Before(d) {
+		return false // the caller's time ran out, not the exchange's
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !now.Before(d)
 }
 
 // withRetry repeats a request refused as rate limited or busy, a few times.
