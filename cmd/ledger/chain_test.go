@@ -2,17 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/affine-ledger/ledger/chain"
-	"github.com/affine-ledger/ledger/internal/syncbuf"
 	"github.com/affine-ledger/ledger/keys"
 )
 
@@ -32,28 +28,7 @@ func TestChainServeAndMinerCommit(t *testing.T) {
 	os.WriteFile(genesis, []byte(`{"seed":"cli test","neurons":[{"hotkey":"`+aliceAddress+`","stake":100,"validator":true}]}`), 0o600)
 	chainDir := filepath.Join(dir, "chain")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out syncbuf.Buffer
-	done := make(chan error, 1)
-	go func() {
-		root := newRootCmd()
-		root.SetArgs([]string{"chain", "serve", "--dir", chainDir, "--listen", "127.0.0.1:0", "--genesis", genesis, "--tempo", "5", "--block-time", "100ms"})
-		root.SetOut(&out)
-		root.SetErr(&out)
-		done <- root.ExecuteContext(ctx)
-	}()
-	addr := regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+)`)
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := addr.FindStringSubmatch(out.String()); m != nil {
-			url = m[1]
-		}
-	}
-	if url == "" {
-		t.Fatalf("server did not start: %s", out.String())
-	}
-	spec := "local+" + url
+	spec := serveChain(t, "--dir", chainDir, "--genesis", genesis, "--tempo", "5", "--block-time", "100ms")
 
 	// The miner is not registered yet: its commitment is refused.
 	commit := func(extra ...string) (string, error) {
@@ -100,15 +75,6 @@ func TestChainServeAndMinerCommit(t *testing.T) {
 		t.Fatalf("status: %s %v", stdout, err)
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
-	}
 }
 
 func TestChainServeRefusesNonLoopback(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,15 +81,15 @@ func (b *otherBuild) run(t *testing.T, args ...string) (int, string, string) {
 
 // checkOtherBuild runs build b through the commands auditors and miners
 // run (verify of a store and of an archive, export, import, transcripts,
-// prove, consistency, verify-proof, ratio show, serve, env test, duel
-// simulate), on stores this
-// build wrote (one of verifytest's, and a devnet's with real duels), and
-// requires the answers this build gives: the same reports (re-execution
-// included, so every env generates there the challenges it generates
-// here), byte for byte the same archive, proofs, ratios and explorer
-// pages, a store written by b that verifies and exports here as the
-// original does, a damaged store failing with the same failure, bad usage
-// refused with exit 2, and no scratch store left behind.
+// prove, consistency, verify-proof, ratio show, vtrust show, serve, env
+// test, duel simulate), on stores this build wrote (one of verifytest's,
+// and a devnet's with real duels), and requires the answers this build
+// gives: the same reports (re-execution included, so every env generates
+// there the challenges it generates here), byte for byte the same
+// archive, proofs, ratios, epoch and explorer pages, a store written by b
+// that verifies and exports here as the original does, a damaged store
+// failing with the same failure, bad usage refused with exit 2, and no
+// scratch store left behind.
 func checkOtherBuild(t *testing.T, b *otherBuild) {
 	spec := verifytest.Spec{Validators: 2, Blocks: 5, PerBlock: 7, Decisions: true}
 	dir, _ := storeOf(t, &spec)
@@ -240,6 +241,7 @@ func checkOtherBuild(t *testing.T, b *otherBuild) {
 			t.Fatalf("ratio show --json differ, or show no duel:\n%s: %s\nthis build: %s", b.name, theirs, mine)
 		}
 		sameExplorer(t, b, store)
+		sameVtrust(t, b, store, filepath.Join(net, "chain"))
 	})
 
 	// Every verify and import above made a scratch store in the build's
@@ -463,5 +465,42 @@ func sameExplorer(t *testing.T, b *otherBuild, store string) {
 		if otherCode != code || !bytes.Equal(got, want) {
 			t.Errorf("GET %s: %s %d (%d bytes), this build %d (%d bytes):\n%[2]s: %.300[7]s\nthis build: %.300[8]s", path, b.name, otherCode, len(got), code, len(want), got, want)
 		}
+	}
+}
+
+// sameVtrust requires build's `vtrust show --json` of store, its epochs
+// read from the devnet's chain (served again from chainDir, with no block
+// made meanwhile), to be this build's: re-execution, decision agreement,
+// the consensus walk from the epoch's first champion, Yuma and the
+// weights, over a chain client on loopback.
+func sameVtrust(t *testing.T, b *otherBuild, store, chainDir string) {
+	t.Helper()
+	spec := serveChain(t, "--dir", chainDir, "--manual")
+	var last struct {
+		Epoch  uint64 `json:"epoch"`
+		Output struct {
+			Duels []struct {
+				Champion struct {
+					Hotkey string `json:"hotkey"`
+				} `json:"champion"`
+			} `json:"duels"`
+			Weights struct {
+				UIDs []int `json:"uids"`
+			} `json:"weights"`
+		} `json:"output"`
+	}
+	out := mustRun(t, "this build: vtrust show")(ledgerRun(t, "vtrust", "show", "--data", store, "--chain", spec, "--json"))
+	if err := json.Unmarshal([]byte(out), &last); err != nil || last.Epoch == 0 || len(last.Output.Duels) == 0 {
+		t.Fatalf("this build: vtrust show --json: no epoch or duel (%v): %s", err, out)
+	}
+	args := []string{"vtrust", "show", "--chain", spec, "--epoch", strconv.FormatUint(last.Epoch, 10),
+		"--champion", last.Output.Duels[0].Champion.Hotkey, "--json", "--data"}
+	mine := mustRun(t, "this build: vtrust show --epoch")(ledgerRun(t, append(args, store)...))
+	if err := json.Unmarshal([]byte(mine), &last); err != nil || len(last.Output.Weights.UIDs) == 0 {
+		t.Fatalf("this build: vtrust show from the duel's champion sets no weight (%v): %s", err, mine)
+	}
+	theirs := mustRun(t, b.name+": vtrust show --epoch")(b.run(t, append(args, b.path(store))...))
+	if theirs != mine {
+		t.Fatalf("vtrust show --json of epoch %d differ:\n%s: %s\nthis build: %s", last.Epoch, b.name, theirs, mine)
 	}
 }
