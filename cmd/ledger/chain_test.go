@@ -74,7 +74,6 @@ func TestChainServeAndMinerCommit(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, "tempo 5") || !strings.Contains(stdout, aliceAddress) {
 		t.Fatalf("status: %s %v", stdout, err)
 	}
-
 }
 
 func TestChainServeRefusesNonLoopback(t *testing.T) {
