@@ -23,8 +23,14 @@ import (
 // startNode runs "ledger node args..." until ctx ends; the returned channel
 // yields its error.
 func startNode(ctx context.Context, out *syncbuf.Buffer, args ...string) <-chan error {
+	return startCommand(ctx, out, append([]string{"node", "--log-level", "error"}, args...)...)
+}
+
+// startCommand runs "ledger args..." in this process until ctx ends, its
+// output in out; the returned channel yields its error.
+func startCommand(ctx context.Context, out *syncbuf.Buffer, args ...string) <-chan error {
 	root := newRootCmd()
-	root.SetArgs(append([]string{"node", "--log-level", "error"}, args...))
+	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(out)
 	done := make(chan error, 1)
