@@ -113,6 +113,11 @@ func (e *encoder) size(p *plan, ptr unsafe.Pointer) (int, error) {
 		return headLen(uint64(p.n)) + p.n, nil
 	case planSlice:
 		data, n := sliceOf(ptr)
+		// As the general path does (skipItem): no bytes that Unmarshal
+		// would refuse to read back.
+		if n > maxArray {
+			return 0, fmt.Errorf("array of %d elements exceeds the limit of %d", n, maxArray)
+		}
 		total := headLen(uint64(n))
 		stride := p.elem.typ.Size()
 		for i := range n {

@@ -42,3 +42,10 @@ var CheckMarshaled = checkMarshaled
 // BitsType reports whether the encoder's memo may key values of t by
 // their bytes.
 var BitsType = bitsType
+
+// The decoder's bounds on counts and nesting (spec/encoding.md).
+const (
+	MaxArray    = maxArray
+	MaxMapPairs = maxMapPairs
+	MaxDepth    = maxDepth
+)
