@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
@@ -102,21 +103,27 @@ func TestCheckCIDAcceptsOnlySum(t *testing.T) {
 	short, _ := multihash.Encode(digest[:20], multihash.SHA2_256)
 	other, _ := multihash.Encode(digest[:], multihash.SHA2_512) // wrong length for its code: a lie, but a CID
 	identity, _ := multihash.Encode(data, multihash.IDENTITY)
-	cases := map[string]cid.Cid{
-		"raw codec":     cid.NewCidV1(cid.Raw, sha256mh),
-		"CIDv0":         cid.NewCidV0(sha256mh),
-		"short digest":  cid.NewCidV1(cid.DagCBOR, short),
-		"other hash":    cid.NewCidV1(cid.DagCBOR, other),
-		"identity hash": cid.NewCidV1(cid.DagCBOR, identity),
-		"other bytes":   Sum([]byte("other bytes")),
-		"undefined":     cid.Undef,
+	// Each refusal says why: a CID of another form is not one this ledger
+	// writes, one of its form names other bytes.
+	const notOurs, otherBytes = "is not a CIDv1 dag-cbor address", "bytes hash to"
+	cases := map[string]struct {
+		c    cid.Cid
+		want string
+	}{
+		"raw codec":     {cid.NewCidV1(cid.Raw, sha256mh), notOurs},
+		"CIDv0":         {cid.NewCidV0(sha256mh), notOurs},
+		"short digest":  {cid.NewCidV1(cid.DagCBOR, short), otherBytes},
+		"other hash":    {cid.NewCidV1(cid.DagCBOR, other), otherBytes},
+		"identity hash": {cid.NewCidV1(cid.DagCBOR, identity), otherBytes},
+		"other bytes":   {Sum([]byte("other bytes")), otherBytes},
+		"undefined":     {cid.Undef, "undefined CID"},
 	}
 	if err := CheckCID(data, good); err != nil {
 		t.Fatalf("Sum's own CID: %v", err)
 	}
 	for name, c := range cases {
-		if err := CheckCID(data, c); err == nil {
-			t.Errorf("%s: %s accepted", name, c)
+		if err := CheckCID(data, c.c); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %s: err = %v, want one saying %q", name, c.c, err, c.want)
 		}
 	}
 }

@@ -83,7 +83,7 @@ func TestCursorRefusesWhatUnmarshalRefuses(t *testing.T) {
 		{"bad UTF-8", "\x62ok", "\x62\xff\xfe", "UTF-8"},
 		{"key out of order", "\x61i", "\x61j", "want \"i\""},
 		{"map size", "\xa5", "\xa4", "want 5"},
-		{"trailing byte", "\x62ok", "\x62ok\x00", "trailing"},
+		{"trailing byte", "\x62ok", "\x62ok\x00", "1 trailing bytes"},
 		{"cut", "\x62ok", "\x62o", "EOF"},
 		{"text for bytes", "\x63raw\x40", "\x63raw\x60", "byte string"},
 	} {
@@ -101,6 +101,23 @@ func TestCursorRefusesWhatUnmarshalRefuses(t *testing.T) {
 				t.Fatalf("cursor error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCursorRefusesEveryPrefix: every cut of a record's encoding, however
+// it falls (inside a head, a key, a string), is an error, never a panic or
+// a record read from fewer bytes.
+func TestCursorRefusesEveryPrefix(t *testing.T) {
+	data, err := codec.Marshal(cursorRecord{N: 300, I: -1 << 40, Text: "é🙂", Raw: []byte{1, 2}, List: []int8{-128, 0, 127}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(data) {
+		for _, borrow := range []bool{false, true} {
+			if _, err := readRecord(data[:n:n], borrow); err == nil {
+				t.Fatalf("the first %d of %d bytes read as a whole record", n, len(data))
+			}
+		}
 	}
 }
 

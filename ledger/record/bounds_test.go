@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/affine-ledger/ledger/codec"
+	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
@@ -194,4 +196,127 @@ func TestForkProofBytesBound(t *testing.T) {
 	}
 	_, err = record.DecodeForkProof(append(exact, 0))
 	wantBoundError(t, err, record.MaxForkProofBytes)
+}
+
+// TestTranscriptBounds holds each bound of a transcript's fields at
+// exactly the bound, where Encode accepts it and DecodeTranscript reads
+// the same record back, and one past it, where Encode refuses it and so
+// does DecodeTranscript in the bytes a peer could send.
+func TestTranscriptBounds(t *testing.T) {
+	v := alice(t).Public()
+	messages := func(n int) []envs.Message {
+		out := make([]envs.Message, n)
+		for i := range out {
+			out[i] = envs.Message{Role: envs.RoleUser, Content: "x"}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		bound int
+		// set gives the transcript a field of size n.
+		set func(tr *record.Transcript, n int)
+		// want is what the refusal of bound+1 says.
+		want string
+	}{
+		{"reason", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Reason = strings.Repeat("r", n) }, "max 4096"},
+		{"error", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Error = strings.Repeat("e", n) }, "max 4096"},
+		{"miner model", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Miner.Model = strings.Repeat("m", n) }, "max 4096"},
+		{"miner revision", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Miner.Revision = strings.Repeat("v", n) }, "max 4096"},
+		{"miner endpoint", record.MaxTextField, func(tr *record.Transcript, n int) { tr.Miner.Endpoint = strings.Repeat("p", n) }, "max 4096"},
+		{"model hash", record.MaxModelHash, func(tr *record.Transcript, n int) { tr.Miner.ModelHash = bytes.Repeat([]byte{7}, n) }, "max 64"},
+		{"messages", record.MaxMessages, func(tr *record.Transcript, n int) { tr.Conversation = messages(n) }, "max 256"},
+		{"turn rewards", record.MaxTurnRewards, func(tr *record.Transcript, n int) { tr.TurnRewards = make([]int64, n) }, "max 256"},
+		{"conversation bytes", record.MaxConversationBytes, func(tr *record.Transcript, n int) {
+			// Roles count: "user" and "assistant" are 13 of the n bytes.
+			tr.Conversation = []envs.Message{
+				{Role: envs.RoleUser, Content: "q"},
+				{Role: envs.RoleAssistant, Content: strings.Repeat("a", n-len(envs.RoleUser)-1-len(envs.RoleAssistant))},
+			}
+		}, "exceeds 1048576 bytes at message 1"},
+		{"role", record.MaxRoleBytes, func(tr *record.Transcript, n int) { tr.Conversation[0].Role = strings.Repeat("r", n) }, "must be 1 to 16 characters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at := recordtest.Transcript(v, 1, 0)
+			tc.set(&at, tc.bound)
+			raw, _, err := at.Encode()
+			if err != nil {
+				t.Fatalf("%s of exactly %d: %v", tc.name, tc.bound, err)
+			}
+			back, err := record.DecodeTranscript(raw)
+			if err != nil {
+				t.Fatalf("decode %s of exactly %d: %v", tc.name, tc.bound, err)
+			}
+			if !reflect.DeepEqual(*back, at) {
+				t.Fatalf("%s of exactly %d: decoded record differs from the encoded one", tc.name, tc.bound)
+			}
+
+			over := recordtest.Transcript(v, 1, 0)
+			tc.set(&over, tc.bound+1)
+			if _, _, err := over.Encode(); !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("encode %s of %d: err = %v, want ErrMalformed saying %q", tc.name, tc.bound+1, err, tc.want)
+			}
+			sent, err := codec.Marshal(&over)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := record.DecodeTranscript(sent); !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("decode %s of %d: err = %v, want ErrMalformed saying %q", tc.name, tc.bound+1, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTranscriptEdgeValues: the values at the edges of what Check allows
+// (time zero, no time between start and finish, roles of the first and
+// last letters and the underscore) are accepted, and the values just past
+// them refused.
+func TestTranscriptEdgeValues(t *testing.T) {
+	v := alice(t).Public()
+	for _, tc := range []struct {
+		name string
+		edit func(*record.Transcript)
+		// want is "" for a transcript Check accepts, or what its refusal says.
+		want string
+	}{
+		{"started at zero", func(tr *record.Transcript) { tr.StartedMS, tr.FinishedMS = 0, 5 }, ""},
+		{"finished as started", func(tr *record.Transcript) { tr.FinishedMS = tr.StartedMS }, ""},
+		{"started before zero", func(tr *record.Transcript) { tr.StartedMS, tr.FinishedMS = -1, 5 }, "want 0 <= started <= finished"},
+		{"finished before started", func(tr *record.Transcript) { tr.FinishedMS = tr.StartedMS - 1 }, "want 0 <= started <= finished"},
+		{"role of a, z and _", func(tr *record.Transcript) { tr.Conversation[0].Role = "a_z" }, ""},
+		{"role with the byte before a", func(tr *record.Transcript) { tr.Conversation[0].Role = "`" }, "characters from [a-z_]"},
+		{"role with the byte after z", func(tr *record.Transcript) { tr.Conversation[0].Role = "{" }, "characters from [a-z_]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := recordtest.Transcript(v, 1, 0)
+			tc.edit(&tr)
+			_, _, err := tr.Encode()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Encode: %v, want it accepted", err)
+			case tc.want != "" && (!errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("Encode: err = %v, want ErrMalformed saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTranscriptBytesBound: no transcript Check allows reaches
+// MaxTranscriptBytes (its fields' bounds sum to about half of it), so the
+// decoder's size check is held at the bound with a transcript padded to
+// it: exactly MaxTranscriptBytes is parsed (and refused for the padding),
+// one byte more is refused by size before parsing.
+func TestTranscriptBytesBound(t *testing.T) {
+	tr := recordtest.Transcript(alice(t).Public(), 1, 0)
+	raw, _, err := tr.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := append(bytes.Clone(raw), make([]byte, record.MaxTranscriptBytes-len(raw))...)
+	_, err = record.DecodeTranscript(exact)
+	if !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), "trailing bytes") {
+		t.Fatalf("transcript padded to exactly %d bytes: err = %v, want the padding refused as trailing bytes", record.MaxTranscriptBytes, err)
+	}
+	_, err = record.DecodeTranscript(append(exact, 0))
+	wantBoundError(t, err, record.MaxTranscriptBytes)
 }

@@ -3,6 +3,7 @@ package record_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -116,19 +117,24 @@ func TestDecodeTranscriptRejects(t *testing.T) {
 	if bytes.Equal(short, raw) {
 		t.Fatal("test setup: invocation bytes not found")
 	}
-	for name, b := range map[string][]byte{
-		"empty":          nil,
-		"trailing":       append(append([]byte{}, raw...), 0),
-		"truncated":      raw[:len(raw)-1],
-		"check fails":    badRaw,
-		"short bytes":    short,
-		"not a map":      {0x01},
-		"oversized":      make([]byte, record.MaxTranscriptBytes+1),
-		"unknown field":  append([]byte{raw[0] + 1}, append(raw[1:], 0x61, 'z', 0x00)...),
-		"block as trans": mustBlockBytes(t),
+	// Each refusal names what is wrong, not a symptom further on (a record
+	// left empty by a failed parse and then refused for its format).
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"empty":          {nil, "unexpected EOF"},
+		"trailing":       {append(append([]byte{}, raw...), 0), "1 trailing bytes"},
+		"truncated":      {raw[:len(raw)-1], `field "turn_rewards": unexpected EOF`},
+		"check fails":    {badRaw, "disagrees with challenge"},
+		"short bytes":    {short, "invocation"},
+		"not a map":      {[]byte{0x01}, "where a map belongs"},
+		"oversized":      {make([]byte, record.MaxTranscriptBytes+1), fmt.Sprintf("max %d", record.MaxTranscriptBytes)},
+		"unknown field":  {append([]byte{raw[0] + 1}, append(raw[1:], 0x61, 'z', 0x00)...), "want 20 fields"},
+		"block as trans": {mustBlockBytes(t), "want 20 fields"},
 	} {
-		if _, err := record.DecodeTranscript(b); !errors.Is(err, record.ErrMalformed) {
-			t.Errorf("%s: got %v, want ErrMalformed", name, err)
+		if _, err := record.DecodeTranscript(c.data); !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want ErrMalformed saying %q", name, err, c.want)
 		}
 	}
 }

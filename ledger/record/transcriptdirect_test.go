@@ -164,6 +164,57 @@ func TestTranscriptDirectAgreesOnDamagedInput(t *testing.T) {
 	}
 }
 
+// TestTranscriptDirectRefusesEveryPrefix: every cut of an encoded
+// transcript, wherever it falls, is refused by both decoders, never read
+// as a record or a panic; the random cuts above may miss the one byte
+// that matters (the last of a key, of a head).
+func TestTranscriptDirectRefusesEveryPrefix(t *testing.T) {
+	tr := randomTranscript(rand.New(rand.NewPCG(13, 14)))
+	raw, _, err := tr.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(raw) {
+		if sameAsCodec(t, raw[:n:n]) {
+			t.Fatalf("the first %d of %d bytes read as a transcript", n, len(raw))
+		}
+	}
+}
+
+// TestTranscriptDirectReadsTheBounds: a transcript with as many messages
+// and turn rewards as Check allows is read by the direct decoder, not
+// left to the codec's slower path. Past the bounds the direct decoder
+// stops counting, before it allocates, and the codec words the refusal.
+func TestTranscriptDirectReadsTheBounds(t *testing.T) {
+	tr := randomTranscript(rand.New(rand.NewPCG(11, 12)))
+	tr.Conversation = make([]envs.Message, MaxMessages)
+	for i := range tr.Conversation {
+		tr.Conversation[i] = envs.Message{Role: "user", Content: "x"}
+	}
+	tr.TurnRewards = make([]int64, MaxTurnRewards)
+	raw, _, err := tr.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameAsCodec(t, raw) {
+		t.Fatalf("the direct decoder refuses a transcript of %d messages and %d turn rewards", MaxMessages, MaxTurnRewards)
+	}
+	for name, edit := range map[string]func(*Transcript){
+		"messages":     func(o *Transcript) { o.Conversation = append(o.Conversation, envs.Message{Role: "user", Content: "y"}) },
+		"turn rewards": func(o *Transcript) { o.TurnRewards = append(o.TurnRewards, 1) },
+	} {
+		over := tr
+		edit(&over)
+		sent, err := codec.Marshal(&over)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if decodeTranscriptDirect(sent, false, new(Transcript), nil) {
+			t.Errorf("%s: the direct decoder read a transcript past the bound", name)
+		}
+	}
+}
+
 func TestTranscriptDirectRefusesFormat1(t *testing.T) {
 	tr := randomTranscript(rand.New(rand.NewPCG(5, 6)))
 	tr.Format, tr.Seed = TranscriptFormatV1, nil
