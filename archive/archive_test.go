@@ -298,3 +298,35 @@ func FuzzReadCAR(f *testing.F) {
 		archive.Import(s, bytes.NewReader(data), archive.ImportOptions{})
 	})
 }
+
+// TestImportForkProofAtTheHead: a validator that signed two blocks at its
+// chain's newest height (the commonest fork, at the tip) exports a fork
+// proof at the height of its head; importing it records the proof.
+func TestImportForkProofAtTheHead(t *testing.T) {
+	t.Parallel()
+	s := open(t, filepath.Join(t.TempDir(), "src"))
+	ks, err := verifytest.Build(s, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := uint64(spec.Blocks - 1)
+	if _, err := verifytest.Equivocate(s, ks[0], head); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := archive.Export(s, &buf); err != nil {
+		t.Fatal(err)
+	}
+	dst := open(t, t.TempDir())
+	st, err := archive.Import(dst, bytes.NewReader(buf.Bytes()), archive.ImportOptions{})
+	if err != nil {
+		t.Fatalf("import of a fork proof at the head's height %d: %v", head, err)
+	}
+	if st.ForkProofs != 1 {
+		t.Fatalf("import stats %+v, want one fork proof", st)
+	}
+	rep := verifyStore(t, dst)
+	if rep.ForkProofs != 1 || len(rep.Failures) != 1 || rep.Failures[0].Height != head || !strings.Contains(rep.Failures[0].Reason, "equivocation") {
+		t.Fatalf("imported store's report %+v, want the equivocation at height %d", rep, head)
+	}
+}

@@ -99,3 +99,37 @@ func TestProofFileHoldsTheLargestProofs(t *testing.T) {
 		t.Logf("largest %T: %d bytes of %d", p, n, proofs.MaxProofFile)
 	}
 }
+
+// TestForkProofFileBound: a fork proof file (a CBOR map) is held to the
+// record's bound, MaxForkProofBytes, not to MaxProofFile: padded to
+// exactly the bound it is parsed (and refused for the padding), one byte
+// more is refused by size.
+func TestForkProofFileBound(t *testing.T) {
+	proof := forkVectors(t)[0]
+	exact := append(bytes.Clone(proof), make([]byte, record.MaxForkProofBytes-len(proof))...)
+	_, err := proofs.ReadProof(bytes.NewReader(exact))
+	if !errors.Is(err, proofs.ErrProofFormat) || !strings.Contains(err.Error(), "trailing bytes") {
+		t.Fatalf("fork proof padded to exactly %d bytes: err = %v, want the padding refused as trailing bytes", record.MaxForkProofBytes, err)
+	}
+	_, err = proofs.ReadProof(bytes.NewReader(append(exact, 0)))
+	if want := fmt.Sprintf("max %d", record.MaxForkProofBytes); !errors.Is(err, proofs.ErrProofFormat) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("fork proof of %d bytes: err = %v, want ErrProofFormat naming %q", record.MaxForkProofBytes+1, err, want)
+	}
+}
+
+// TestReadProofOfNothing: a file with no proof in it (empty, white space,
+// JSON that is not an object, an object with no type) is refused, saying
+// which.
+func TestReadProofOfNothing(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"", "the file is empty or white space"},
+		{" \n\t", "the file is empty or white space"},
+		{"null", "not a JSON object"},
+		{"[]", "not a JSON object"},
+		{"{}", `no member "type"`},
+	} {
+		if _, err := proofs.ReadProof(strings.NewReader(tc.file)); !errors.Is(err, proofs.ErrProofFormat) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want ErrProofFormat saying %q", tc.file, err, tc.want)
+		}
+	}
+}
