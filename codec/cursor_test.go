@@ -86,6 +86,7 @@ func TestCursorRefusesWhatUnmarshalRefuses(t *testing.T) {
 		{"trailing byte", "\x62ok", "\x62ok\x00", "1 trailing bytes"},
 		{"cut", "\x62ok", "\x62o", "EOF"},
 		{"text for bytes", "\x63raw\x40", "\x63raw\x60", "byte string"},
+		{"true for an integer", "\x61n\x07", "\x61n\xf5", "found simple value or float 0xf5 where"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(enc, tc.from) {

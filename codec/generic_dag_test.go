@@ -74,6 +74,8 @@ func TestGenericUnmarshalSaysWhy(t *testing.T) {
 		{"tag 42 over a cut CID", "d82a420001", "link: invalid cid"},
 		{"simple value 16", "f0", "simple value 16"},
 		{"undefined", "f7", "simple value 23"},
+		{"integer map key", "a10101", "map key that is not a text string"},
+		{"byte string map key", "a1410101", "map key that is not a text string"},
 	} {
 		data, err := hex.DecodeString(tc.hex)
 		if err != nil {
