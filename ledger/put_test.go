@@ -41,10 +41,12 @@ func TestPutReplicatesAChain(t *testing.T) {
 			t.Fatalf("block %d: %+v", b.blk.Height, res)
 		}
 	}
-	// Idempotent: the same block again is accepted and not rewritten.
+	// Idempotent: the same block again is accepted and not rewritten; the
+	// answer still names it.
 	res, err := dst.Put(blocks[1].raw, nil)
-	if err != nil || res.Stored {
-		t.Fatalf("re-put: %+v %v", res, err)
+	want := ledger.PutResult{Block: record.BlockRef{Validator: v, Height: 1, CID: blocks[1].cid}}
+	if err != nil || res != want {
+		t.Fatalf("re-put: %+v %v, want %+v", res, err, want)
 	}
 	hs, _ := src.Head(v)
 	hd, err := dst.Head(v)
