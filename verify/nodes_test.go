@@ -119,7 +119,7 @@ func TestFromHeightChecksFrontier(t *testing.T) {
 			t.Fatal(err)
 		}
 		onlyStoreDamage(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2}),
-			"validator "+v.String()+"'s log", "frontier at size 10 (level 3 index 0, level 1 index 4)", "cannot start at height 2")
+			"validator "+v.String()+"'s log", "frontier at size 10 (level 3 index 0, level 1 index 4)", "at height 1 says", "cannot start at height 2")
 	})
 	t.Run("deleted", func(t *testing.T) {
 		t.Parallel()

@@ -184,7 +184,7 @@ func TestResignedBlock(t *testing.T) {
 		{"net.genesis", func(h *record.Header) { h.Net = otherGenesis }, nil, "block of " + otherGenesis.String() + ", the ledger is of " + blk.Net.String()},
 		{"net.netuid", func(h *record.Header) { h.Net = otherNetuid }, nil, "block of " + otherNetuid.String() + ", the ledger is of " + blk.Net.String()},
 		{"height", func(h *record.Header) { h.Height = 7 }, nil, "height 7 where height 1 comes next"},
-		{"prev", func(h *record.Header) { h.Prev = codec.LinkTo(codec.Sum([]byte("x"))) }, nil, "prev links"},
+		{"prev", func(h *record.Header) { h.Prev = codec.LinkTo(codec.Sum([]byte("x"))) }, nil, "prev links " + codec.Sum([]byte("x")).String() + ", the block at height 0 is " + blk.Prev.Cid.String()},
 		{"time_ms", func(h *record.Header) { h.TimeMS = 0 }, nil, "before the parent"},
 		{"anchor.number", func(h *record.Header) { h.Anchor.Number = 0 }, nil, "older than the parent"},
 		{"transcripts", func(h *record.Header) { h.Transcripts = h.Transcripts[1:] }, nil, "bad checkpoint"},
