@@ -7,7 +7,7 @@ FUZZTIME ?= 3s
 FUZZMINIMIZE ?= 100x
 PKGS     := ./...
 
-.PHONY: build test cross windows arm64 unit interop interop-spec interop-p2p fuzz fuzz-long soak bench demo lint vectors clean
+.PHONY: build test cross windows arm64 unit interop interop-spec interop-p2p fuzz fuzz-long mutate soak bench demo lint vectors clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ledger
@@ -71,6 +71,11 @@ fuzz:
 
 fuzz-long:
 	FUZZTIME=60s FUZZMINIMIZE=1000x scripts/fuzz.sh
+
+# Mutation testing of the record and codec layers (scripts/mutate.sh names
+# others: MUTATE_PKGS="./archive ./verify/proofs" make mutate).
+mutate:
+	scripts/mutate.sh $(MUTATE_PKGS)
 
 # Every benchmark the targets are about, in one report (BENCHMARKS.md); figures
 # also go to bench.json. LEDGER_BENCHTIME_<RUN>=Nx changes a run's -benchtime.
