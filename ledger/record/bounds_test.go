@@ -269,35 +269,20 @@ func TestTranscriptBounds(t *testing.T) {
 
 // TestTranscriptEdgeValues: the values at the edges of what Check allows
 // (time zero, no time between start and finish, roles of the first and
-// last letters and the underscore) are accepted, and the values just past
-// them refused.
+// last letters and the underscore) are accepted; TestTranscriptCheck
+// holds the values just past them.
 func TestTranscriptEdgeValues(t *testing.T) {
 	v := alice(t).Public()
-	for _, tc := range []struct {
-		name string
-		edit func(*record.Transcript)
-		// want is "" for a transcript Check accepts, or what its refusal says.
-		want string
-	}{
-		{"started at zero", func(tr *record.Transcript) { tr.StartedMS, tr.FinishedMS = 0, 5 }, ""},
-		{"finished as started", func(tr *record.Transcript) { tr.FinishedMS = tr.StartedMS }, ""},
-		{"started before zero", func(tr *record.Transcript) { tr.StartedMS, tr.FinishedMS = -1, 5 }, "want 0 <= started <= finished"},
-		{"finished before started", func(tr *record.Transcript) { tr.FinishedMS = tr.StartedMS - 1 }, "want 0 <= started <= finished"},
-		{"role of a, z and _", func(tr *record.Transcript) { tr.Conversation[0].Role = "a_z" }, ""},
-		{"role with the byte before a", func(tr *record.Transcript) { tr.Conversation[0].Role = "`" }, "characters from [a-z_]"},
-		{"role with the byte after z", func(tr *record.Transcript) { tr.Conversation[0].Role = "{" }, "characters from [a-z_]"},
+	for name, edit := range map[string]func(*record.Transcript){
+		"started at zero":     func(tr *record.Transcript) { tr.StartedMS, tr.FinishedMS = 0, 5 },
+		"finished as started": func(tr *record.Transcript) { tr.FinishedMS = tr.StartedMS },
+		"role of a, z and _":  func(tr *record.Transcript) { tr.Conversation[0].Role = "a_z" },
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr := recordtest.Transcript(v, 1, 0)
-			tc.edit(&tr)
-			_, _, err := tr.Encode()
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("Encode: %v, want it accepted", err)
-			case tc.want != "" && (!errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("Encode: err = %v, want ErrMalformed saying %q", err, tc.want)
-			}
-		})
+		tr := recordtest.Transcript(v, 1, 0)
+		edit(&tr)
+		if _, _, err := tr.Encode(); err != nil {
+			t.Errorf("%s: %v, want it accepted", name, err)
+		}
 	}
 }
 

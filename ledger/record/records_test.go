@@ -71,6 +71,8 @@ func TestTranscriptCheck(t *testing.T) {
 		{"no invocation", func(tr *record.Transcript) { tr.Invocation = record.InvocationID{} }, "invocation"},
 		{"bad role", func(tr *record.Transcript) { tr.Conversation[0].Role = "System" }, "role"},
 		{"empty role", func(tr *record.Transcript) { tr.Conversation[0].Role = "" }, "role"},
+		{"role with the byte before a", func(tr *record.Transcript) { tr.Conversation[0].Role = "`" }, "characters from [a-z_]"},
+		{"role with the byte after z", func(tr *record.Transcript) { tr.Conversation[0].Role = "{" }, "characters from [a-z_]"},
 		{"too many messages", func(tr *record.Transcript) {
 			tr.Conversation = make([]envs.Message, record.MaxMessages+1)
 			for i := range tr.Conversation {
@@ -82,8 +84,8 @@ func TestTranscriptCheck(t *testing.T) {
 		}, "conversation exceeds"},
 		{"long reason", func(tr *record.Transcript) { tr.Reason = strings.Repeat("r", record.MaxTextField+1) }, "reason has"},
 		{"long model hash", func(tr *record.Transcript) { tr.Miner.ModelHash = make([]byte, 65) }, "model hash"},
-		{"times", func(tr *record.Transcript) { tr.FinishedMS = tr.StartedMS - 1 }, "started"},
-		{"negative time", func(tr *record.Transcript) { tr.StartedMS = -1 }, "started"},
+		{"times", func(tr *record.Transcript) { tr.FinishedMS = tr.StartedMS - 1 }, "want 0 <= started <= finished"},
+		{"negative time", func(tr *record.Transcript) { tr.StartedMS = -1 }, "want 0 <= started <= finished"},
 		{"turn rewards", func(tr *record.Transcript) { tr.TurnRewards = make([]int64, record.MaxTurnRewards+1) }, "turn rewards"},
 	}
 	for _, c := range cases {
