@@ -9,13 +9,30 @@ import (
 // in-order stage found it not ready and before the stage unlocks, so the
 // worker that finished it fails TryLock and leaves. The stage must then
 // consume it itself, or the block waits forever.
+// Every transcript may be the one: the first too, when the stage starts
+// before any is ready.
 func TestAdvanceAfterTryLockFails(t *testing.T) {
 	t.Parallel()
+	for _, firstReady := range []bool{true, false} {
+		stalls := advanceWithLateTranscripts(t, firstReady)
+		want := 2 // at transcripts 1 and 2
+		if !firstReady {
+			want = 3
+		}
+		if stalls != want {
+			t.Fatalf("first ready %v: %d stalls, want %d", firstReady, stalls, want)
+		}
+	}
+}
+
+// advanceWithLateTranscripts runs the in-order stage over 3 transcripts,
+// each made ready where the stage stalls on it, and returns the stalls.
+func advanceWithLateTranscripts(t *testing.T, firstReady bool) int {
 	p := &pipeline{items: make([]item, 3), slots: make(chan struct{}, ahead), quit: make(chan struct{}), finished: make(chan struct{})}
 	for range p.items {
 		p.slots <- struct{}{}
 	}
-	p.items[0].ready.Store(true)
+	p.items[0].ready.Store(firstReady)
 	stalls := 0
 	p.stalled = func(i int) {
 		stalls++
@@ -35,12 +52,10 @@ func TestAdvanceAfterTryLockFails(t *testing.T) {
 	select {
 	case err := <-end:
 		if err != nil || len(consumed) != 3 || consumed[0] != 0 || consumed[1] != 1 || consumed[2] != 2 {
-			t.Fatalf("consumed %v, %v; want 0 1 2", consumed, err)
-		}
-		if stalls != 2 {
-			t.Fatalf("%d stalls, want 2 (at transcripts 1 and 2)", stalls)
+			t.Fatalf("first ready %v: consumed %v, %v; want 0 1 2", firstReady, consumed, err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatalf("the in-order stage lost a wake-up: consumed %v after 10 s", consumed)
+		t.Fatalf("first ready %v: the in-order stage lost a wake-up: consumed %v after 10 s", firstReady, consumed)
 	}
+	return stalls
 }
