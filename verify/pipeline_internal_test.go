@@ -8,9 +8,8 @@ import (
 // The wake-up advance must not lose: a transcript becomes ready after the
 // in-order stage found it not ready and before the stage unlocks, so the
 // worker that finished it fails TryLock and leaves. The stage must then
-// consume it itself, or the block waits forever.
-// Every transcript may be the one: the first too, when the stage starts
-// before any is ready.
+// consume it itself, or the block waits forever. Every transcript may be
+// the one: the first too, when the stage starts before any is ready.
 func TestAdvanceAfterTryLockFails(t *testing.T) {
 	t.Parallel()
 	for _, firstReady := range []bool{true, false} {
@@ -28,6 +27,7 @@ func TestAdvanceAfterTryLockFails(t *testing.T) {
 // advanceWithLateTranscripts runs the in-order stage over 3 transcripts,
 // each made ready where the stage stalls on it, and returns the stalls.
 func advanceWithLateTranscripts(t *testing.T, firstReady bool) int {
+	t.Helper()
 	p := &pipeline{items: make([]item, 3), slots: make(chan struct{}, ahead), quit: make(chan struct{}), finished: make(chan struct{})}
 	for range p.items {
 		p.slots <- struct{}{}

@@ -68,6 +68,21 @@ func wantBoundError(t *testing.T, err error, bound int) {
 	}
 }
 
+// wantSizeBound holds decode's size check at bound with raw, a valid
+// record, padded: to exactly bound bytes it is parsed (and refused for the
+// padding, as trailing bytes), one byte more is refused by size before
+// parsing. It returns that refusal.
+func wantSizeBound(t *testing.T, what string, raw []byte, bound int, decode func([]byte) error) error {
+	t.Helper()
+	exact := append(bytes.Clone(raw), make([]byte, bound-len(raw))...)
+	if err := decode(exact); !errors.Is(err, codec.ErrNotCanonical) || !strings.Contains(err.Error(), "trailing bytes") {
+		t.Fatalf("%s padded to exactly %d bytes: err = %v, want the padding refused as trailing bytes", what, bound, err)
+	}
+	err := decode(append(exact, 0))
+	wantBoundError(t, err, bound)
+	return err
+}
+
 // TestBlockLinkBounds: a block with exactly MaxTranscriptsPerBlock
 // transcript links, or MaxDecisionsPerBlock decision links, is signed,
 // decoded and verified; one more link is refused by Sign and, in bytes a
@@ -126,13 +141,7 @@ func TestBlockBytesBound(t *testing.T) {
 	}
 	t.Logf("largest valid block: %d bytes of %d", len(raw), record.MaxBlockBytes)
 
-	exact := append(bytes.Clone(raw), make([]byte, record.MaxBlockBytes-len(raw))...)
-	_, err = record.DecodeBlock(exact)
-	if !errors.Is(err, codec.ErrNotCanonical) || !strings.Contains(err.Error(), "trailing bytes") {
-		t.Fatalf("block padded to exactly %d bytes: err = %v, want the padding refused as trailing bytes", record.MaxBlockBytes, err)
-	}
-	_, err = record.DecodeBlock(append(exact, 0))
-	wantBoundError(t, err, record.MaxBlockBytes)
+	err = wantSizeBound(t, "block", raw, record.MaxBlockBytes, func(b []byte) error { _, err := record.DecodeBlock(b); return err })
 	if !strings.Contains(err.Error(), fmt.Sprint(record.MaxBlockBytes+1)) {
 		t.Fatalf("err = %v, want the size %d", err, record.MaxBlockBytes+1)
 	}
@@ -189,13 +198,7 @@ func TestForkProofBytesBound(t *testing.T) {
 		t.Fatalf("the largest fork proof has %d bytes, max %d", len(raw), record.MaxForkProofBytes)
 	}
 	t.Logf("largest fork proof: %d bytes of %d", len(raw), record.MaxForkProofBytes)
-	exact := append(bytes.Clone(raw), make([]byte, record.MaxForkProofBytes-len(raw))...)
-	_, err = record.DecodeForkProof(exact)
-	if !errors.Is(err, codec.ErrNotCanonical) || !strings.Contains(err.Error(), "trailing bytes") {
-		t.Fatalf("fork proof padded to exactly %d bytes: err = %v, want the padding refused as trailing bytes", record.MaxForkProofBytes, err)
-	}
-	_, err = record.DecodeForkProof(append(exact, 0))
-	wantBoundError(t, err, record.MaxForkProofBytes)
+	wantSizeBound(t, "fork proof", raw, record.MaxForkProofBytes, func(b []byte) error { _, err := record.DecodeForkProof(b); return err })
 }
 
 // TestTranscriptBounds holds each bound of a transcript's fields at
@@ -297,11 +300,5 @@ func TestTranscriptBytesBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact := append(bytes.Clone(raw), make([]byte, record.MaxTranscriptBytes-len(raw))...)
-	_, err = record.DecodeTranscript(exact)
-	if !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), "trailing bytes") {
-		t.Fatalf("transcript padded to exactly %d bytes: err = %v, want the padding refused as trailing bytes", record.MaxTranscriptBytes, err)
-	}
-	_, err = record.DecodeTranscript(append(exact, 0))
-	wantBoundError(t, err, record.MaxTranscriptBytes)
+	wantSizeBound(t, "transcript", raw, record.MaxTranscriptBytes, func(b []byte) error { _, err := record.DecodeTranscript(b); return err })
 }
