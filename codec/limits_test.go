@@ -84,7 +84,7 @@ func TestCountAndNestingLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := codec.MaxMapPairs; i < n; i++ {
-			data = append(data, fmt.Sprintf("\x66k%05d\x19%c%c", i, byte(i>>8), byte(i))...)
+			data = append(append(data, fmt.Sprintf("\x66k%05d", i)...), 0x19, byte(i>>8), byte(i))
 		}
 		return append([]byte{0xb9, byte(n >> 8), byte(n)}, data[3:]...)
 	}
