@@ -9,6 +9,7 @@ import (
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/ledger/record"
+	"github.com/affine-ledger/ledger/ledger/record/recordtest"
 	"github.com/affine-ledger/ledger/verify"
 	"github.com/affine-ledger/ledger/verify/verifytest"
 )
@@ -147,6 +148,61 @@ func TestSeedsFromHeight(t *testing.T) {
 	dir, ks = build(t, spec)
 	blk, _ := stored(t, dir, ks[0], 3)
 	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2}), ks[0], 3, blk.CID, 1, "is not recorded")
+}
+
+// TestSeedsFromHeightSearch: audited from height 6, anchors recorded below
+// the first block verified are found among blocks that share a number:
+// the public chain was reorganised at 3, and the chain recorded both
+// hashes of it, the second in a later block.
+func TestSeedsFromHeightSearch(t *testing.T) {
+	t.Parallel()
+	reorged := record.Anchor{Number: 3, Hash: record.Hash{0x3e, 0x09}}
+	numbers := []uint64{1, 2, 2, 3, 3, 4, 5, 6}
+	spec := verifytest.Spec{Validators: 1, Blocks: len(numbers), PerBlock: 2, Envs: []string{"mult8"},
+		Anchor: func(b int) record.Anchor {
+			if b == 4 {
+				return reorged
+			}
+			return recordtest.Anchor(numbers[b])
+		},
+	}
+	for _, c := range []struct {
+		name   string
+		drawAt int // the block whose anchor blocks 6 and 7 draw at
+	}{
+		{"first of its number", 3},
+		{"second of its number", 4},
+		{"number shared, hash too", 2},
+		{"first block", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := spec
+			spec.Start = func(b int) int {
+				if b >= 6 {
+					return c.drawAt
+				}
+				return b
+			}
+			dir, ks := build(t, spec)
+			v := ks[0].Public()
+			rep := verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 6})
+			if !rep.OK || rep.Transcripts != 4 || rep.SeedsExact != 4 {
+				t.Fatalf("from height 6: %+v", rep)
+			}
+		})
+	}
+
+	// A hash at 3 that no block records is refused, though both blocks
+	// at 3 are looked at.
+	spec.Mutate = func(_, b, i int, t *record.Transcript) {
+		if b == 7 && i == 0 {
+			redraw(t, record.Anchor{Number: 3, Hash: record.Hash{0x3e, 0x0a}}, 99)
+		}
+	}
+	dir, ks := build(t, spec)
+	v := ks[0].Public()
+	blk, _ := stored(t, dir, ks[0], 7)
+	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 6}), ks[0], 7, blk.CID, 0, "is not recorded")
 }
 
 // Anchors share a set with challenges without mixing with them.

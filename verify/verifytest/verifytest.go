@@ -45,6 +45,10 @@ type Spec struct {
 	// counters running on. By default every block is a duel of its own,
 	// drawn at the block's anchor.
 	Start func(b int) int
+	// Anchor, if set, gives block b's anchor instead of BlockAnchor(b):
+	// chains that stay at one chain block, or record two hashes at one
+	// number (a reorganised public chain). Numbers must not decrease.
+	Anchor func(b int) record.Anchor
 	// Format is the transcript format: 0 for the current one,
 	// ledger.TranscriptFormatV1 for a ledger written before seeds were
 	// recorded.
@@ -94,11 +98,15 @@ func Build(s *ledger.Store, spec Spec) ([]*keys.Hotkey, error) {
 		if vi < len(spec.Lengths) {
 			blocks = spec.Lengths[vi]
 		}
+		anchorOf := BlockAnchor
+		if spec.Anchor != nil {
+			anchorOf = spec.Anchor
+		}
 		for b := 0; b < blocks; b++ {
-			anchor := BlockAnchor(b)
+			anchor := anchorOf(b)
 			start := anchor
 			if spec.Start != nil {
-				start = BlockAnchor(spec.Start(b))
+				start = anchorOf(spec.Start(b))
 			}
 			if counters[start] == nil {
 				counters[start] = map[string]uint64{}
