@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,6 +89,11 @@ func TestIndexesChecked(t *testing.T) {
 			[]string{"the store's miner index holds an entry of validator " + v.String() + "'s log (key ", "naming leaf 6, which is none"}},
 		{"extra duel entry", func(dir string) error { return ledgertest.Set(dir, ledgertest.DuelKey(six.Duel, v, 99), sixRef) },
 			[]string{"the store's duel index holds an entry of validator " + v.String() + "'s log (key ", "naming leaf 6, which is none"}},
+		{"entry past the log", func(dir string) error {
+			ref := append([]byte(nil), sixRef...)
+			binary.BigEndian.PutUint64(ref, 40) // the leaf
+			return ledgertest.Set(dir, ledgertest.MinerKey(six.Miner.Hotkey, v, 40), ref)
+		}, []string{"the store's miner index holds an entry of validator " + v.String() + "'s log (key ", "naming leaf 40, past the log's 15 transcripts"}},
 		{"entries of no chain", func(dir string) error {
 			return ledgertest.Set(dir, ledgertest.MinerKey(six.Miner.Hotkey, stranger, 0), sixRef)
 		}, []string{"the store's indexes hold entries of validator " + stranger.String() + " (challenge 0, miner 1, duel 0), of which it has no chain"}},

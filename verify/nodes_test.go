@@ -19,8 +19,8 @@ func onlyStoreDamage(t *testing.T, rep verify.Report, want ...string) {
 		t.Fatalf("want one failure, got ok=%v %+v", rep.OK, rep.Failures)
 	}
 	f := rep.Failures[0]
-	if f.Validator != "" || f.CID != "" {
-		t.Fatalf("store damage blamed on validator %q block %q: %s", f.Validator, f.CID, f.Reason)
+	if f.Validator != "" || f.CID != "" || f.Transcript != -1 {
+		t.Fatalf("store damage blamed on validator %q block %q transcript %d: %s", f.Validator, f.CID, f.Transcript, f.Reason)
 	}
 	for _, w := range append([]string{"store damage: "}, want...) {
 		if !strings.Contains(f.Reason, w) {
