@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -234,4 +235,50 @@ func TestAnchorSets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFormat1SeedSearchReach: a format-1 seed is searched for among the
+// anchors of its block and of the 15 distinct ones before it, no
+// further. Block 15 draws at block 0's anchor, the 16th of the anchors
+// then recorded; block 17 draws at block 1's, the 17th.
+func TestFormat1SeedSearchReach(t *testing.T) {
+	t.Parallel()
+	spec := verifytest.Spec{Validators: 1, Blocks: 18, PerBlock: 1, Envs: []string{"mult8"}, Format: record.TranscriptFormatV1,
+		Start: func(b int) int {
+			switch b {
+			case 15:
+				return 0
+			case 17:
+				return 1
+			}
+			return b
+		},
+	}
+	dir, ks := build(t, spec)
+	blk, _ := stored(t, dir, ks[0], 17)
+	rep := verifyDir(t, dir, verify.StoreScope{}) // strict: an unverified seed fails
+	if rep.SeedsDerived != 17 {
+		t.Fatalf("seeds derived %d before block 17, want 17", rep.SeedsDerived)
+	}
+	onlyFailure(t, rep, ks[0], 17, blk.CID, 0,
+		"is not derived from the anchor of this block or of the 15 before it with a counter in the window")
+}
+
+// anchorsFailing is a challenge set whose anchors cannot be written, as a
+// scratch store's disk that has filled.
+type anchorsFailing struct{ verify.MemSet }
+
+func (anchorsFailing) AddAnchor(keys.PublicKey, record.Anchor) error {
+	return errors.New("no space left on device")
+}
+
+// TestAnchorSetFailure: an anchor the set failed to keep cannot vouch for
+// a seed: the audit fails at the first seed it checks, naming the error,
+// rather than pass seeds it could not check.
+func TestAnchorSetFailure(t *testing.T) {
+	t.Parallel()
+	dir, ks := build(t, verifytest.Spec{Validators: 1, Blocks: 2, PerBlock: 2, Envs: []string{"mult8"}})
+	rep := verifyWith(t, dir, anchorsFailing{verify.NewMemSet()})
+	blk, _ := stored(t, dir, ks[0], 0)
+	onlyFailure(t, rep, ks[0], 0, blk.CID, 0, "seed anchor 1: no space left on device")
 }
