@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -281,4 +282,49 @@ func TestAnchorSetFailure(t *testing.T) {
 	rep := verifyWith(t, dir, anchorsFailing{verify.NewMemSet()})
 	blk, _ := stored(t, dir, ks[0], 0)
 	onlyFailure(t, rep, ks[0], 0, blk.CID, 0, "seed anchor 1: no space left on device")
+}
+
+// TestFormat1SeedTrail: at one anchor, a format-1 seed is searched for
+// from 64 counters below the lowest one not yet matched (so that a
+// challenge's second transcript, for the duel's other miner, is found
+// while it is late) to 64 counters past it. 149 transcripts use counters
+// 0 to 148, then the last one plays the counter given.
+func TestFormat1SeedTrail(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		counter uint64
+		found   bool
+	}{
+		{85, true}, {84, false}, // below 149, the lowest not matched
+		{212, true}, {213, false}, // past it
+	} {
+		t.Run(fmt.Sprint(c.counter), func(t *testing.T) {
+			t.Parallel()
+			spec := verifytest.Spec{Validators: 1, Blocks: 10, PerBlock: 15, Envs: []string{"mult8"}, Format: record.TranscriptFormatV1,
+				Start: func(int) int { return 0 },
+				Mutate: func(_, b, i int, tr *record.Transcript) {
+					if b != 9 || i != 14 {
+						return
+					}
+					v := tr.Validator
+					late, err := verifytest.Transcript(v, verifytest.BlockAnchor(0), "mult8", c.counter, 149, 0)
+					if err != nil {
+						panic(err)
+					}
+					late.Format, late.Seed = record.TranscriptFormatV1, nil
+					*tr = late
+				},
+			}
+			dir, ks := build(t, spec)
+			rep := verifyDir(t, dir, verify.StoreScope{})
+			if c.found {
+				if !rep.OK || rep.SeedsDerived != 150 {
+					t.Fatalf("ok %v, seeds derived %d, want 150: %+v", rep.OK, rep.SeedsDerived, rep.Failures)
+				}
+				return
+			}
+			blk, _ := stored(t, dir, ks[0], 9)
+			onlyFailure(t, rep, ks[0], 9, blk.CID, 14, "is not derived from the anchor")
+		})
+	}
 }
