@@ -2,6 +2,8 @@ package verify_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -29,16 +31,7 @@ func exportOf(t testing.TB, spec verifytest.Spec) ([]byte, [][]byte) {
 	if _, err := archive.Export(s, &buf); err != nil {
 		t.Fatal(err)
 	}
-	car := buf.Bytes()
-	n, k := binary.Uvarint(car)
-	header := car[:k+int(n)]
-	var secs [][]byte
-	for rest := car[k+int(n):]; len(rest) > 0; {
-		n, k := binary.Uvarint(rest)
-		secs = append(secs, rest[k:k+int(n)])
-		rest = rest[k+int(n):]
-	}
-	return header, secs
+	return splitCAR(buf.Bytes())
 }
 
 func joinCAR(header []byte, secs [][]byte) []byte {
@@ -97,7 +90,7 @@ func TestVerifyCARRootOfFailedChain(t *testing.T) {
 	if f := rep.Failures[0]; f.Validator != v0 || f.Height != 0 || f.Transcript != 0 {
 		t.Fatalf("first failure %v, want chain 0's transcript 0", f)
 	}
-	if f := rep.Failures[1]; f.Validator != v0 || f.Height != 1 || !strings.Contains(f.Reason, "root 0 is") || !strings.Contains(f.Reason, "section 2 at byte") {
+	if f := rep.Failures[1]; f.Validator != v0 || f.Height != 1 || f.Transcript != -1 || !strings.Contains(f.Reason, "root 0 is") || !strings.Contains(f.Reason, "section 2 at byte") {
 		t.Fatalf("second failure %v, want root 0 against chain 0's last block (section 2)", f)
 	}
 }
@@ -118,7 +111,7 @@ func TestVerifyCARReadsOnAfterChainOrder(t *testing.T) {
 		t.Fatalf("first failure %v", f)
 	}
 	v2 := sectionBlock(t, secs[8]).Validator.String()
-	if f := rep.Failures[1]; f.Validator != v2 || f.Height != 0 || !strings.Contains(f.Reason, "root 2 is") {
+	if f := rep.Failures[1]; f.Validator != v2 || f.Height != 0 || f.Transcript != -1 || !strings.Contains(f.Reason, "root 2 is") {
 		t.Fatalf("second failure %v, want root 2 against chain 2's block 0", f)
 	}
 }
@@ -217,5 +210,66 @@ func TestVerifyCARPlacesDamagedBlocks(t *testing.T) {
 				t.Errorf("%d chains counted, the archive holds 3", rep.Chains)
 			}
 		})
+	}
+}
+
+// TestVerifyCARSkipsAFailedChainsObjects: chain 0's block 1 carries a
+// decision record that is a copy of chain 1's block 0, as any validator
+// may write. Once chain 0 has failed (its first transcript is damaged),
+// its later blocks are not checked, and their objects are skipped by the
+// links they name: read where a block may be, the copy would start chain
+// 1 early, and the real chain 1 would be blamed for coming after it.
+func TestVerifyCARSkipsAFailedChainsObjects(t *testing.T) {
+	t.Parallel()
+	dir, ks := buildAt(t, verifytest.Spec{Validators: 2, Blocks: 1, PerBlock: 1, Envs: []string{"mult8"}})
+	first, second := ks[0], ks[1]
+	if a, b := first.Public(), second.Public(); bytes.Compare(b[:], a[:]) < 0 {
+		first, second = second, first
+	}
+	s := open(t, dir)
+	copied, err := s.BlockAt(second.Public(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.NewAppender(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := verifytest.Transcript(first.Public(), verifytest.BlockAnchor(1), "mult8", 0, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Append(context.Background(), verifytest.BlockAnchor(1), []record.Transcript{tr}, [][]byte{copied.Raw}); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(a.Close(), s.Close()); err != nil {
+		t.Fatal(err)
+	}
+	s, err = verify.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_, err = archive.Export(s, &buf)
+	if err := errors.Join(err, s.Close()); err != nil {
+		t.Fatal(err)
+	}
+	header, secs := splitCAR(buf.Bytes())
+	// Sections: chain 0 is block 0, its transcript, block 1, its
+	// transcript, the copy; chain 1 is block 0, its transcript.
+	if len(secs) != 7 || !bytes.Equal(secs[4][36:], copied.Raw) {
+		t.Fatalf("%d sections, want 7 with the copy fifth", len(secs))
+	}
+	secs[1] = bytes.Clone(secs[1])
+	secs[1][len(secs[1])-1] ^= 1
+	rep := verifyCARBytes(joinCAR(header, secs)).rep
+	if len(rep.Failures) != 1 {
+		t.Fatalf("want chain 0's transcript only: %v", rep.Failures)
+	}
+	if f := rep.Failures[0]; f.Validator != first.Public().String() || f.Height != 0 || f.Transcript != 0 {
+		t.Fatalf("failure %v, want chain 0's block 0, transcript 0", f)
+	}
+	if rep.Chains != 2 {
+		t.Fatalf("%d chains, want 2", rep.Chains)
 	}
 }

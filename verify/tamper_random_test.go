@@ -299,12 +299,26 @@ func verifyTampered(dir string) verdict {
 		return verdict{refused: err}
 	}
 	rep, err := verify.VerifyStore(s, heads, verify.StoreScope{}, tamperOptions())
+	mustBeWellFormed(rep)
 	return verdict{refused: err, rep: rep}
 }
 
 func verifyCARBytes(car []byte) verdict {
 	rep, err := verify.VerifyCAR(bytes.NewReader(car), tamperOptions())
+	mustBeWellFormed(rep)
 	return verdict{refused: err, rep: rep}
+}
+
+// mustBeWellFormed panics (which fails the case that made rep, runCase)
+// unless every failure names a transcript only within a chain: one that
+// blames no validator (the archive's layout, its roots, the store's
+// damage) has Transcript -1, and none has less.
+func mustBeWellFormed(rep verify.Report) {
+	for _, f := range rep.Failures {
+		if f.Transcript < -1 || f.Validator == "" && f.Transcript != -1 {
+			panic(fmt.Sprintf("failure names transcript %d (of validator %q): %s", f.Transcript, f.Validator, f.Reason))
+		}
+	}
 }
 
 // expectAnyText is expectText for any failure, not only the first.
