@@ -3,8 +3,8 @@ package verify_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
