@@ -177,13 +177,14 @@ func TestVerifyCARPlacesDamagedBlocks(t *testing.T) {
 		damaged []int // sections, the first one reported
 		chain   int   // -1: no validator named
 		height  uint64
+		blocks  int // counted: a chain's blocks up to the one that fails
 	}{
-		{"the first section", []int{0}, 0, 0},
-		{"a chain's last block", []int{4}, 0, 2},
-		{"a later chain's first block", []int{6}, 1, 0},
-		{"a later chain's first two blocks", []int{6, 8}, 1, 0},
-		{"a block within a chain", []int{8}, 1, 1},
-		{"every block of a chain", []int{6, 8, 10}, -1, 0},
+		{"the first section", []int{0}, 0, 0, 7},
+		{"a chain's last block", []int{4}, 0, 2, 9},
+		{"a later chain's first block", []int{6}, 1, 0, 7},
+		{"a later chain's first two blocks", []int{6, 8}, 1, 0, 7},
+		{"a block within a chain", []int{8}, 1, 1, 8},
+		{"every block of a chain", []int{6, 8, 10}, -1, 0, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -206,8 +207,8 @@ func TestVerifyCARPlacesDamagedBlocks(t *testing.T) {
 				!strings.Contains(f.Reason, fmt.Sprintf("section %d at byte", first)) || !strings.Contains(f.Reason, "do not match") {
 				t.Fatalf("failure %v, want a CID mismatch at %v naming section %d", f, want, first)
 			}
-			if rep.Chains != 3 {
-				t.Errorf("%d chains counted, the archive holds 3", rep.Chains)
+			if rep.Chains != 3 || rep.Blocks != tc.blocks {
+				t.Errorf("%d chains and %d blocks counted, want 3 and %d", rep.Chains, rep.Blocks, tc.blocks)
 			}
 		})
 	}
