@@ -195,5 +195,8 @@ func verifyWith(t *testing.T, dir string, set verify.ChallengeSet) verify.Report
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := wellFormed(rep); err != nil {
+		t.Error(err)
+	}
 	return rep
 }

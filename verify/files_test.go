@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,6 +38,10 @@ func TestCheckFiles(t *testing.T) {
 	if len(files) != 3 {
 		t.Fatalf("files %v: want a table, a log and a MANIFEST", files)
 	}
+	tableInfo, err := os.Stat(filepath.Join(base, files["table"]))
+	if err != nil {
+		t.Fatal(err)
+	}
 	flip := func(at func(size int) int) func([]byte) []byte {
 		return func(b []byte) []byte { b[at(len(b))] ^= 0x10; return b }
 	}
@@ -53,7 +58,7 @@ func TestCheckFiles(t *testing.T) {
 		// The last byte of a table's footer padding, before the format
 		// version and magic (12 bytes): no checksum covers it, and
 		// Pebble never reads it.
-		{"table footer padding", files["table"], flip(func(n int) int { return n - 13 }), files["table"] + ": footer padding byte", false},
+		{"table footer padding", files["table"], flip(func(n int) int { return n - 13 }), fmt.Sprintf("%s: footer padding byte at %d is 0x10", files["table"], tableInfo.Size()-13), false},
 		// A flip in the newest log's first record: Pebble takes it for
 		// a torn tail and drops every record after it.
 		{"newest log record", files["log"], flip(func(int) int { return 20 }), files["log"] + ": the record at byte 0 is damaged", false},

@@ -59,6 +59,9 @@ func verifyDir(t testing.TB, dir string, scope verify.StoreScope) verify.Report 
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := wellFormed(rep); err != nil {
+		t.Error(err)
+	}
 	return rep
 }
 

@@ -30,7 +30,7 @@ func TestForkProofIsAFinding(t *testing.T) {
 		t.Fatalf("want one fork proof finding: %+v", rep)
 	}
 	f := rep.Failures[0]
-	if f.Validator != ks[1].Public().String() || f.Height != 1 || f.CID != proof.String() || !strings.Contains(f.Reason, "equivocation") {
+	if f.Validator != ks[1].Public().String() || f.Height != 1 || f.Transcript != -1 || f.CID != proof.String() || !strings.Contains(f.Reason, "equivocation") {
 		t.Fatalf("finding %+v", f)
 	}
 }

@@ -135,6 +135,9 @@ func audit(t *testing.T, dir string, scope verify.StoreScope, opts verify.Option
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := wellFormed(rep); err != nil {
+		t.Error(err)
+	}
 	return rep
 }
 
@@ -158,6 +161,9 @@ func verifyCAR(t *testing.T, car []byte, opts verify.Options) verify.Report {
 	rep, err := verify.VerifyCAR(bytes.NewReader(car), opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := wellFormed(rep); err != nil {
+		t.Error(err)
 	}
 	return rep
 }

@@ -310,15 +310,24 @@ func verifyCARBytes(car []byte) verdict {
 }
 
 // mustBeWellFormed panics (which fails the case that made rep, runCase)
-// unless every failure names a transcript only within a chain: one that
-// blames no validator (the archive's layout, its roots, the store's
-// damage) has Transcript -1, and none has less.
+// unless rep is wellFormed.
 func mustBeWellFormed(rep verify.Report) {
+	if err := wellFormed(rep); err != nil {
+		panic(err)
+	}
+}
+
+// wellFormed checks that every failure of rep names a transcript only
+// within a chain: one that blames no validator (the archive's layout, its
+// roots, a fork proof, the network, the store's damage) has Transcript
+// -1, and none has less.
+func wellFormed(rep verify.Report) error {
 	for _, f := range rep.Failures {
 		if f.Transcript < -1 || f.Validator == "" && f.Transcript != -1 {
-			panic(fmt.Sprintf("failure names transcript %d (of validator %q): %s", f.Transcript, f.Validator, f.Reason))
+			return fmt.Errorf("failure names transcript %d (of validator %q): %s", f.Transcript, f.Validator, f.Reason)
 		}
 	}
+	return nil
 }
 
 // expectAnyText is expectText for any failure, not only the first.
