@@ -17,6 +17,8 @@ func TestFailureString(t *testing.T) {
 		{verify.Failure{Transcript: -1, Reason: "damaged store file 000005.sst"}, "ledger: damaged store file 000005.sst"},
 		{verify.Failure{Validator: "5Grw", Height: 3, CID: "bafy", Transcript: -1, Reason: "bad signature"}, "validator 5Grw height 3 block bafy: bad signature"},
 		{verify.Failure{Validator: "5Grw", Height: 3, CID: "bafy", Transcript: 2, Reason: "reward"}, "validator 5Grw height 3 block bafy transcript 2: reward"},
+		{verify.Failure{Validator: "5Grw", Height: 0, CID: "bafy", Transcript: 0, Reason: "reward"}, "validator 5Grw height 0 block bafy transcript 0: reward"},
+		{verify.Failure{CID: "bafy", Transcript: -1, Reason: "section 4 at byte 900: out of place"}, "ledger block bafy: section 4 at byte 900: out of place"},
 	} {
 		if got := c.f.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.f, got, c.want)

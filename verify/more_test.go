@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
+	"github.com/affine-ledger/ledger/ledger"
 	"github.com/affine-ledger/ledger/ledger/ledgertest"
 	"github.com/affine-ledger/ledger/ledger/record"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
@@ -169,11 +171,20 @@ func TestUnreadableForkProofHidesNoOther(t *testing.T) {
 	if rep.ForkProofs != 1 || len(rep.Failures) != 2 {
 		t.Fatalf("want the damaged proof and the other one reported: %+v", rep)
 	}
-	var sawOther bool
+	var sawOther, sawDamaged bool
 	for _, f := range rep.Failures {
 		if f.CID == proofs[second].String() && strings.Contains(f.Reason, "equivocation") {
 			sawOther = true
 		}
+		if f.CID == proofs[first].String() {
+			sawDamaged = true
+			if f.Validator != ks[first].Public().String() || f.Height != 1 || f.Transcript != -1 || !strings.HasPrefix(f.Reason, "fork proof: ") {
+				t.Errorf("the damaged proof's failure %v, want it of %s at height 1, of no transcript", f, ks[first].Public())
+			}
+		}
+	}
+	if !sawDamaged {
+		t.Fatalf("the damaged proof is not reported: %+v", rep.Failures)
 	}
 	if !sawOther {
 		t.Fatalf("the intact proof of %s is not reported: %+v", ks[second].Public(), rep.Failures)
@@ -182,5 +193,34 @@ func TestUnreadableForkProofHidesNoOther(t *testing.T) {
 	v := ks[second].Public()
 	if rep := verifyDir(t, dir, verify.StoreScope{Validator: &v}); rep.ForkProofs != 1 || len(rep.Failures) != 1 {
 		t.Fatalf("--validator %s: %+v", v, rep)
+	}
+}
+
+// TestStoreHeads: the chains an audit covers, every one or the scope's
+// validator's; a validator the store has no chain of is an error the
+// command reports as bad usage, while an empty store has no chains to
+// audit.
+func TestStoreHeads(t *testing.T) {
+	t.Parallel()
+	dir, ks := build(t, small)
+	s := open(t, dir)
+	defer s.Close()
+	all, err := verify.StoreHeads(s, verify.StoreScope{})
+	if err != nil || len(all) != 2 || bytes.Compare(all[0].Validator[:], all[1].Validator[:]) >= 0 {
+		t.Fatalf("every chain: %v, %v; want 2 heads in validator order", all, err)
+	}
+	v := ks[1].Public()
+	one, err := verify.StoreHeads(s, verify.StoreScope{Validator: &v})
+	if err != nil || len(one) != 1 || one[0].Validator != v || one[0].Height != uint64(small.Blocks-1) {
+		t.Fatalf("validator %s: %v, %v; want its head at height %d", v, one, err, small.Blocks-1)
+	}
+	stranger := verifytest.Key(9).Public()
+	if heads, err := verify.StoreHeads(s, verify.StoreScope{Validator: &stranger}); !errors.Is(err, ledger.ErrNotFound) || !strings.Contains(err.Error(), stranger.String()) {
+		t.Fatalf("validator %s, of no chain: %v, %v; want ErrNotFound naming it", stranger, heads, err)
+	}
+	empty := open(t, t.TempDir())
+	defer empty.Close()
+	if heads, err := verify.StoreHeads(empty, verify.StoreScope{}); err != nil || len(heads) != 0 {
+		t.Fatalf("an empty store: %v, %v; want no heads", heads, err)
 	}
 }

@@ -44,5 +44,6 @@ func TestFromHeightParentIsTheChainsBlock(t *testing.T) {
 	if rep := verifyDir(t, dir, verify.StoreScope{}); rep.OK {
 		t.Fatal("the whole chain, which skips height 2, verifies")
 	}
-	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 3}), k, 2, cid.Undef, -1, "at height 1")
+	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 3}), k, 2, cid.Undef, -1,
+		"the height index names block "+b1.CID.String()+" at height 2, a block of "+v.String()+" at height 1")
 }
