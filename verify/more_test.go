@@ -224,3 +224,21 @@ func TestStoreHeads(t *testing.T) {
 		t.Fatalf("an empty store: %v, %v; want no heads", heads, err)
 	}
 }
+
+// TestMissingBlockIsNamedByItsLink: a block the store's height index
+// names but whose bytes it lacks is the store's loss at that height; the
+// failure names the block by the CID the next block links, the one the
+// chain says belongs there.
+func TestMissingBlockIsNamedByItsLink(t *testing.T) {
+	t.Parallel()
+	dir, ks := build(t, verifytest.Spec{Validators: 1, Blocks: 3, PerBlock: 2, Envs: []string{"mult8"}})
+	k := ks[0]
+	v := k.Public()
+	b1, _ := stored(t, dir, k, 1)
+	if err := ledgertest.Delete(dir, ledgertest.ObjectKey(b1.CID)); err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []uint64{0, 1} {
+		onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: from}), k, 1, b1.CID, -1, "read block")
+	}
+}
