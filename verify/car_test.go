@@ -46,6 +46,12 @@ func joinCAR(header []byte, secs [][]byte) []byte {
 // withRoot is header with root i replaced.
 func withRoot(t *testing.T, header []byte, i int, root codec.Link) []byte {
 	t.Helper()
+	return withRoots(t, header, func(roots []codec.Link) []codec.Link { roots[i] = root; return roots })
+}
+
+// withRoots is header with its roots edited.
+func withRoots(t *testing.T, header []byte, edit func([]codec.Link) []codec.Link) []byte {
+	t.Helper()
 	var h struct {
 		Roots   []codec.Link `cbor:"roots"`
 		Version uint64       `cbor:"version"`
@@ -54,7 +60,7 @@ func withRoot(t *testing.T, header []byte, i int, root codec.Link) []byte {
 	if err := codec.Unmarshal(header[k:k+int(n)], &h); err != nil {
 		t.Fatal(err)
 	}
-	h.Roots[i] = root
+	h.Roots = edit(h.Roots)
 	hb, err := codec.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
@@ -272,5 +278,56 @@ func TestVerifyCARSkipsAFailedChainsObjects(t *testing.T) {
 	}
 	if rep.Chains != 2 {
 		t.Fatalf("%d chains, want 2", rep.Chains)
+	}
+}
+
+// TestVerifyCARForgedForkProof: a section after the chains that hashes to
+// its CID and has a fork proof's shape, but whose second block another
+// key signed, proves nothing: it is the archive's failure (no validator,
+// no transcript), and no equivocation is reported.
+func TestVerifyCARForgedForkProof(t *testing.T) {
+	t.Parallel()
+	dir, ks := buildAt(t, verifytest.Spec{Validators: 2, Blocks: 1, PerBlock: 1, Envs: []string{"mult8"}})
+	header, secs := splitCAR(exportDir(t, dir))
+	b0 := sectionBlock(t, secs[0])
+	forger := ks[0]
+	if forger.Public() == b0.Validator {
+		forger = ks[1]
+	}
+	h := b0.Header
+	h.TimeMS++
+	twin, twinCID := signAnyway(t, h, forger)
+	a, b := secs[0][36:], twin
+	if bytes.Compare(codec.Sum(a).Bytes(), twinCID.Bytes()) > 0 {
+		a, b = b, a
+	}
+	p := record.ForkProof{Format: record.ForkProofFormat, Validator: b0.Validator, Height: 0, A: a, B: b}
+	raw, pc, err := p.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := verifyCARBytes(joinCAR(header, append(slices.Clone(secs), append(pc.Bytes(), raw...)))).rep
+	if rep.ForkProofs != 1 || len(rep.Failures) != 1 {
+		t.Fatalf("want the forged proof counted and failed: %+v", rep)
+	}
+	if f := rep.Failures[0]; f.Validator != "" || f.CID != pc.String() || f.Transcript != -1 || !strings.Contains(f.Reason, "recorded fork proof does not verify") {
+		t.Fatalf("failure %v, want the archive's, naming the proof", f)
+	}
+}
+
+// TestVerifyCARHeaderShortOfRoots: a header that names fewer roots than
+// the archive has chains fails at the chain without one.
+func TestVerifyCARHeaderShortOfRoots(t *testing.T) {
+	t.Parallel()
+	header, secs := exportOf(t, verifytest.Spec{Validators: 2, Blocks: 2, PerBlock: 1, Envs: []string{"mult8"}})
+	header = withRoots(t, header, func(roots []codec.Link) []codec.Link { return roots[:1] })
+	rep := verifyCARBytes(joinCAR(header, secs)).rep
+	last := sectionBlock(t, secs[6])
+	if len(rep.Failures) != 1 {
+		t.Fatalf("want one failure: %v", rep.Failures)
+	}
+	if f := rep.Failures[0]; f.Validator != last.Validator.String() || f.Height != 1 || f.CID != codec.Sum(secs[6][36:]).String() || f.Transcript != -1 ||
+		!strings.Contains(f.Reason, "chain 1 has no root: the header names 1 roots") {
+		t.Fatalf("failure %v, want chain 1's last block without a root", f)
 	}
 }
