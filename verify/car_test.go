@@ -331,3 +331,69 @@ func TestVerifyCARHeaderShortOfRoots(t *testing.T) {
 		t.Fatalf("failure %v, want chain 1's last block without a root", f)
 	}
 }
+
+// TestVerifyCARForkProofSections: after the first fork proof only fork
+// proofs belong, each checked on its own. Two validators equivocated, so
+// the archive ends with two proofs; a section added after them is a
+// failure of the archive: a damaged proof (read on), a block (the reader
+// stops), or any other record (read on).
+func TestVerifyCARForkProofSections(t *testing.T) {
+	t.Parallel()
+	dir, ks := buildAt(t, verifytest.Spec{Validators: 2, Blocks: 2, PerBlock: 1, Envs: []string{"mult8"}})
+	s := open(t, dir)
+	for _, k := range ks {
+		if _, err := verifytest.Equivocate(s, k, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	header, secs := splitCAR(exportDir(t, dir))
+	// Sections: chain i is 4i..4i+3 (block, transcript) x 2; the proofs
+	// are 8 and 9.
+	if len(secs) != 10 {
+		t.Fatalf("%d sections, want 10", len(secs))
+	}
+	damaged := bytes.Clone(secs[9])
+	damaged[len(damaged)-1] ^= 1
+	for _, tc := range []struct {
+		name  string
+		extra []byte // the section after the proofs, nil for none
+		want  string // the last failure's reason, "" for none
+	}{
+		{"two proofs", nil, ""},
+		{"a damaged proof", damaged, "fork proof bytes do not match their CID"},
+		{"a block", secs[0], "block after the fork proofs"},
+		{"a transcript", secs[1], "not a fork proof where one belongs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cs := slices.Clone(secs)
+			if tc.extra != nil {
+				cs = append(cs, tc.extra)
+			}
+			rep := verifyCARBytes(joinCAR(header, cs)).rep
+			equivocations := 0
+			for _, f := range rep.Failures[:min(2, len(rep.Failures))] {
+				if f.Height == 1 && f.Transcript == -1 && strings.Contains(f.Reason, "equivocation") {
+					equivocations++
+				}
+			}
+			if equivocations != 2 || rep.Chains != 2 || rep.Blocks != 4 {
+				t.Fatalf("want both chains read and both proofs reported first: %+v", rep)
+			}
+			extra := rep.Failures[2:]
+			if tc.want == "" {
+				if len(extra) != 0 || rep.ForkProofs != 2 {
+					t.Fatalf("%d fork proofs, failures after them %v; want 2, none", rep.ForkProofs, extra)
+				}
+				return
+			}
+			if len(extra) != 1 || extra[0].Validator != "" || extra[0].Transcript != -1 ||
+				!strings.Contains(extra[0].Reason, "section 10 at byte") || !strings.Contains(extra[0].Reason, tc.want) {
+				t.Fatalf("failures after the proofs %v, want one of the archive saying %q", extra, tc.want)
+			}
+		})
+	}
+}
