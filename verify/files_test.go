@@ -42,6 +42,10 @@ func TestCheckFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logInfo, err := os.Stat(filepath.Join(base, files["log"]))
+	if err != nil {
+		t.Fatal(err)
+	}
 	flip := func(at func(size int) int) func([]byte) []byte {
 		return func(b []byte) []byte { b[at(len(b))] ^= 0x10; return b }
 	}
@@ -49,24 +53,27 @@ func TestCheckFiles(t *testing.T) {
 		name, file string
 		edit       func([]byte) []byte
 		want       string // "" for a store that passes
+		also       string // more the error must say
 		torn       bool   // a store that passes with its newest log torn
 	}{
-		{"intact", "", nil, "", false},
+		{"intact", "", nil, "", "", false},
 		// A flip in a table's data block that holds only keys the audit
 		// never reads would pass the audit proper.
-		{"table block", files["table"], flip(func(n int) int { return n / 3 }), files["table"], false},
+		{"table block", files["table"], flip(func(n int) int { return n / 3 }), files["table"], "", false},
 		// The last byte of a table's footer padding, before the format
 		// version and magic (12 bytes): no checksum covers it, and
 		// Pebble never reads it.
-		{"table footer padding", files["table"], flip(func(n int) int { return n - 13 }), fmt.Sprintf("%s: footer padding byte at %d is 0x10", files["table"], tableInfo.Size()-13), false},
+		{"table footer padding", files["table"], flip(func(n int) int { return n - 13 }), fmt.Sprintf("%s: footer padding byte at %d is 0x10", files["table"], tableInfo.Size()-13), "", false},
 		// A flip in the newest log's first record: Pebble takes it for
 		// a torn tail and drops every record after it.
-		{"newest log record", files["log"], flip(func(int) int { return 20 }), files["log"] + ": the record at byte 0 is damaged", false},
-		{"newest log trailer", files["log"], flip(func(n int) int { return n - 1 }), "", false},
-		{"newest log cut, as a crash leaves it", files["log"], func(b []byte) []byte { return b[:len(b)/2] }, "", true},
+		{"newest log record", files["log"], flip(func(int) int { return 20 }), files["log"] + ": the record at byte 0 is damaged",
+			// The trailer is the log's last chunk, of 11 bytes.
+			fmt.Sprintf("(its end-of-file trailer is at byte %d)", logInfo.Size()-11), false},
+		{"newest log trailer", files["log"], flip(func(n int) int { return n - 1 }), "", "", false},
+		{"newest log cut, as a crash leaves it", files["log"], func(b []byte) []byte { return b[:len(b)/2] }, "", "", true},
 		// Pebble ends the MANIFEST at the first record that does not
 		// check out, wherever it is.
-		{"manifest record", files["manifest"], flip(func(int) int { return 9 }), files["manifest"] + ": the record at byte 0", false},
+		{"manifest record", files["manifest"], flip(func(int) int { return 9 }), files["manifest"] + ": the record at byte 0", "", false},
 	}
 	if _, err := verify.CheckFiles(t.TempDir()); err == nil || errors.Is(err, verify.ErrDamagedFile) {
 		t.Fatalf("CheckFiles of an empty directory: %v, want an error that is not about damage", err)
@@ -93,8 +100,8 @@ func TestCheckFiles(t *testing.T) {
 				t.Fatalf("CheckFiles: torn log %+v, want %s torn within it", torn, files["log"])
 			case !tc.torn && torn != nil:
 				t.Fatalf("CheckFiles: torn log %+v, want none", torn)
-			case tc.want != "" && (!errors.Is(err, verify.ErrDamagedFile) || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("CheckFiles: %v, want ErrDamagedFile naming %q", err, tc.want)
+			case tc.want != "" && (!errors.Is(err, verify.ErrDamagedFile) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.also)):
+				t.Fatalf("CheckFiles: %v, want ErrDamagedFile naming %q %s", err, tc.want, tc.also)
 			}
 		})
 	}
