@@ -135,19 +135,15 @@ func TestResignedSeedFormat1(t *testing.T) {
 func TestSeedsFromHeight(t *testing.T) {
 	t.Parallel()
 	spec := verifytest.Spec{Validators: 1, Blocks: 4, PerBlock: 3, Envs: []string{"mult8"}, Start: func(int) int { return 0 }}
-	dir, ks := build(t, spec)
-	v := ks[0].Public()
-	rep := verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2})
-	if !rep.OK || rep.Transcripts != 6 || rep.SeedsExact != 6 {
-		t.Fatalf("from height 2: %+v", rep)
-	}
+	cleanFrom(t, spec, 2)
 
 	spec.Mutate = func(_, b, i int, t *record.Transcript) {
 		if b == 3 && i == 1 {
 			redraw(t, forked, 99)
 		}
 	}
-	dir, ks = build(t, spec)
+	dir, ks := build(t, spec)
+	v := ks[0].Public()
 	blk, _ := stored(t, dir, ks[0], 3)
 	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 2}), ks[0], 3, blk.CID, 1, "is not recorded")
 }
@@ -185,12 +181,7 @@ func TestSeedsFromHeightSearch(t *testing.T) {
 				}
 				return b
 			}
-			dir, ks := build(t, spec)
-			v := ks[0].Public()
-			rep := verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 6})
-			if !rep.OK || rep.Transcripts != 4 || rep.SeedsExact != 4 {
-				t.Fatalf("from height 6: %+v", rep)
-			}
+			cleanFrom(t, spec, 6)
 		})
 	}
 
@@ -205,6 +196,19 @@ func TestSeedsFromHeightSearch(t *testing.T) {
 	v := ks[0].Public()
 	blk, _ := stored(t, dir, ks[0], 7)
 	onlyFailure(t, verifyDir(t, dir, verify.StoreScope{Validator: &v, From: 6}), ks[0], 7, blk.CID, 0, "is not recorded")
+}
+
+// cleanFrom builds spec's one chain and audits it from height from: it
+// passes, every transcript from there with its seed's anchor found.
+func cleanFrom(t *testing.T, spec verifytest.Spec, from int) {
+	t.Helper()
+	dir, ks := build(t, spec)
+	v := ks[0].Public()
+	want := (spec.Blocks - from) * spec.PerBlock
+	rep := verifyDir(t, dir, verify.StoreScope{Validator: &v, From: uint64(from)})
+	if !rep.OK || rep.Transcripts != want || rep.SeedsExact != want {
+		t.Fatalf("from height %d: %+v, want %d transcripts with exact seeds", from, rep, want)
+	}
 }
 
 // Anchors share a set with challenges without mixing with them.
