@@ -2,9 +2,11 @@ package verify_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -125,4 +127,61 @@ func (quietPebble) Infof(string, ...any)  {}
 func (quietPebble) Errorf(string, ...any) {}
 func (quietPebble) Fatalf(format string, a ...any) {
 	panic(format)
+}
+
+// TestCheckFilesFollowsTheNewestMarker: where a crash left two MANIFEST
+// markers, Pebble reads the MANIFEST the one of the higher sequence
+// number names, and so does CheckFiles: a damaged MANIFEST that only an
+// older marker names is not the store's, and one the newest names is.
+func TestCheckFilesFollowsTheNewestMarker(t *testing.T) {
+	t.Parallel()
+	base, _ := buildAt(t, verifytest.Spec{Validators: 1, Blocks: 1, PerBlock: 1, Envs: []string{"mult8"}})
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marker, manifest string
+	for _, e := range ents {
+		if rest, ok := strings.CutPrefix(e.Name(), "marker.manifest."); ok {
+			marker = e.Name()
+			_, manifest, _ = strings.Cut(rest, ".")
+		}
+	}
+	seq, err := strconv.ParseUint(strings.Split(marker, ".")[2], 10, 64)
+	if marker == "" || err != nil || seq == 0 {
+		t.Fatalf("marker %q (%v): want one of a sequence above 0", marker, err)
+	}
+	for _, tc := range []struct {
+		name string
+		seq  uint64
+		want string // "" for a store that passes
+	}{
+		{"older marker", seq - 1, ""},
+		{"newer marker", seq + 1, "MANIFEST-999999: the record at byte 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := copyStore(t, base)
+			b, err := os.ReadFile(filepath.Join(dir, manifest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[9] ^= 0x10
+			for name, data := range map[string][]byte{
+				"MANIFEST-999999": b,
+				fmt.Sprintf("marker.manifest.%06d.MANIFEST-999999", tc.seq): nil,
+			} {
+				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = verify.CheckFiles(dir)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("CheckFiles: %v, want the current MANIFEST (%s) read", err, manifest)
+			case tc.want != "" && (!errors.Is(err, verify.ErrDamagedFile) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("CheckFiles: %v, want ErrDamagedFile naming %q", err, tc.want)
+			}
+		})
+	}
 }
