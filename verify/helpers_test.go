@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"fmt"
 	"os"
 
 	"testing"
@@ -63,6 +64,19 @@ func verifyDir(t testing.TB, dir string, scope verify.StoreScope) verify.Report 
 		t.Error(err)
 	}
 	return rep
+}
+
+// wellFormed checks that every failure of rep names a transcript only
+// within a chain: one that blames no validator (the archive's layout, its
+// roots, a fork proof, the network, the store's damage) has Transcript
+// -1, and none has less.
+func wellFormed(rep verify.Report) error {
+	for _, f := range rep.Failures {
+		if f.Transcript < -1 || f.Validator == "" && f.Transcript != -1 {
+			return fmt.Errorf("failure names transcript %d (of validator %q): %s", f.Transcript, f.Validator, f.Reason)
+		}
+	}
+	return nil
 }
 
 // copyStore copies a closed store directory, so table tests can tamper

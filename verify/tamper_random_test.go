@@ -317,19 +317,6 @@ func mustBeWellFormed(rep verify.Report) {
 	}
 }
 
-// wellFormed checks that every failure of rep names a transcript only
-// within a chain: one that blames no validator (the archive's layout, its
-// roots, a fork proof, the network, the store's damage) has Transcript
-// -1, and none has less.
-func wellFormed(rep verify.Report) error {
-	for _, f := range rep.Failures {
-		if f.Transcript < -1 || f.Validator == "" && f.Transcript != -1 {
-			return fmt.Errorf("failure names transcript %d (of validator %q): %s", f.Transcript, f.Validator, f.Reason)
-		}
-	}
-	return nil
-}
-
 // expectAnyText is expectText for any failure, not only the first.
 func expectAnyText(v verdict, texts ...string) (string, error) {
 	if v.refused != nil || v.ok() {
