@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger"
@@ -166,21 +168,12 @@ func TestImportRejects(t *testing.T) {
 		c[i], c[j] = c[j], c[i]
 		return join(header, c)
 	}
-	withRoots := func(edit func([]codec.Link) []codec.Link) []byte {
-		var h struct {
-			Roots   []codec.Link `cbor:"roots"`
-			Version uint64       `cbor:"version"`
-		}
-		n, k := binary.Uvarint(header)
-		if err := codec.Unmarshal(header[k:k+int(n)], &h); err != nil {
-			t.Fatal(err)
-		}
-		h.Roots = edit(h.Roots)
-		hb, err := codec.Marshal(h)
+	withRoots := func(edit func([]cid.Cid) []cid.Cid) []byte {
+		h, err := verifytest.WithRoots(header, edit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return join(append(binary.AppendUvarint(nil, uint64(len(hb))), hb...), secs)
+		return join(h, secs)
 	}
 	cases := []struct {
 		name string
@@ -202,8 +195,8 @@ func TestImportRejects(t *testing.T) {
 		{"chains out of order", join(header, append(append(append([][]byte(nil), secs[16:32]...), secs[:16]...), secs[32])), "increasing validator order", false},
 		{"decision missing", without(10), "links", false},
 		{"fork proof first", join(header, append([][]byte{secs[32]}, secs[:32]...)), "above the validator's imported chain", false},
-		{"wrong root", withRoots(func(r []codec.Link) []codec.Link { r[0], r[1] = r[1], r[0]; return r }), "root 0 is", false},
-		{"header short of a root", withRoots(func(r []codec.Link) []codec.Link { return r[:1] }), "the header names 1 roots, the archive holds 2 chains", false},
+		{"wrong root", withRoots(func(r []cid.Cid) []cid.Cid { r[0], r[1] = r[1], r[0]; return r }), "root 0 is", false},
+		{"header short of a root", withRoots(func(r []cid.Cid) []cid.Cid { return r[:1] }), "the header names 1 roots, the archive holds 2 chains", false},
 		{"block after the fork proofs", join(header, append(append([][]byte(nil), secs...), secs[0])), "block after the fork proofs", false},
 		{"transcript where a fork proof belongs", join(header, append(append([][]byte(nil), secs[:32]...), secs[1])), "neither a block nor a fork proof", false},
 		{"archive ends within a block's objects", join(header, secs[:1]), "archive ends before object", false},

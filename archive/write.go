@@ -39,6 +39,21 @@ type header struct {
 	Version uint64       `cbor:"version"`
 }
 
+// Header is the header of an archive with roots: its length, then the
+// canonical DAG-CBOR of {roots, version: 1}, the only form NewReader
+// reads.
+func Header(roots []cid.Cid) ([]byte, error) {
+	hdr := header{Version: 1, Roots: make([]codec.Link, len(roots))}
+	for i, r := range roots {
+		hdr.Roots[i] = codec.LinkTo(r)
+	}
+	hb, err := codec.Marshal(hdr)
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	return append(binary.AppendUvarint(nil, uint64(len(hb))), hb...), nil
+}
+
 // Export writes every chain of s (as of when it starts) and every fork
 // proof to w as a CARv1. Every section's bytes are checked against its CID
 // as it is written: stored damage fails the export (ledger.ErrCorrupt,
@@ -57,17 +72,17 @@ func Export(s *ledger.Store, w io.Writer) (Stats, error) {
 	if len(heads) == 0 {
 		return Stats{}, ErrEmpty
 	}
-	hdr := header{Version: 1}
-	for _, h := range heads {
-		hdr.Roots = append(hdr.Roots, codec.LinkTo(h.Block.CID))
+	roots := make([]cid.Cid, len(heads))
+	for i, h := range heads {
+		roots[i] = h.Block.CID
 	}
-	hb, err := codec.Marshal(hdr)
+	hb, err := Header(roots)
 	if err != nil {
-		return Stats{}, fmt.Errorf("export: header: %w", err)
+		return Stats{}, fmt.Errorf("export: %w", err)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	cw := &carWriter{w: bw}
-	cw.ld(hb)
+	cw.write(hb)
 	var st Stats
 	for _, h := range heads {
 		st.Chains++

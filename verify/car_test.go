@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -46,26 +48,17 @@ func joinCAR(header []byte, secs [][]byte) []byte {
 // withRoot is header with root i replaced.
 func withRoot(t *testing.T, header []byte, i int, root codec.Link) []byte {
 	t.Helper()
-	return withRoots(t, header, func(roots []codec.Link) []codec.Link { roots[i] = root; return roots })
+	return withRoots(t, header, func(roots []cid.Cid) []cid.Cid { roots[i] = root.Cid; return roots })
 }
 
 // withRoots is header with its roots edited.
-func withRoots(t *testing.T, header []byte, edit func([]codec.Link) []codec.Link) []byte {
+func withRoots(t *testing.T, header []byte, edit func([]cid.Cid) []cid.Cid) []byte {
 	t.Helper()
-	var h struct {
-		Roots   []codec.Link `cbor:"roots"`
-		Version uint64       `cbor:"version"`
-	}
-	n, k := binary.Uvarint(header)
-	if err := codec.Unmarshal(header[k:k+int(n)], &h); err != nil {
-		t.Fatal(err)
-	}
-	h.Roots = edit(h.Roots)
-	hb, err := codec.Marshal(h)
+	h, err := verifytest.WithRoots(header, edit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(binary.AppendUvarint(nil, uint64(len(hb))), hb...)
+	return h
 }
 
 func sectionBlock(t *testing.T, sec []byte) *record.Block {
@@ -320,7 +313,7 @@ func TestVerifyCARForgedForkProof(t *testing.T) {
 func TestVerifyCARHeaderShortOfRoots(t *testing.T) {
 	t.Parallel()
 	header, secs := exportOf(t, verifytest.Spec{Validators: 2, Blocks: 2, PerBlock: 1, Envs: []string{"mult8"}})
-	header = withRoots(t, header, func(roots []codec.Link) []codec.Link { return roots[:1] })
+	header = withRoots(t, header, func(roots []cid.Cid) []cid.Cid { return roots[:1] })
 	rep := verifyCARBytes(joinCAR(header, secs)).rep
 	last := sectionBlock(t, secs[6])
 	if len(rep.Failures) != 1 {

@@ -9,13 +9,16 @@
 package verifytest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/affine-ledger/ledger/archive"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/envs"
 	"github.com/affine-ledger/ledger/envs/registry"
@@ -343,4 +346,14 @@ func Equivocate(s *ledger.Store, k *keys.Hotkey, height uint64) (cid.Cid, error)
 		return cid.Undef, fmt.Errorf("equivocate: put returned %v, want an equivocation", err)
 	}
 	return eq.Proof, nil
+}
+
+// WithRoots returns an archive header with the roots of header as edit
+// leaves them: a doctored header, for tests of archive readers.
+func WithRoots(header []byte, edit func([]cid.Cid) []cid.Cid) ([]byte, error) {
+	r, err := archive.NewReader(bytes.NewReader(header))
+	if err != nil {
+		return nil, err
+	}
+	return archive.Header(edit(slices.Clone(r.Roots)))
 }
