@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/ipfs/go-cid"
-	"github.com/multiformats/go-multihash"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -79,7 +78,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		return nil, fmt.Errorf("%w: header: no roots, an archive names one per chain and holds at least one", ErrMalformed)
 	}
 	for i, c := range roots {
-		if err := checkAddress(c); err != nil {
+		if err := codec.CheckAddress(c); err != nil {
 			return nil, fmt.Errorf("%w: root %d: %v", ErrMalformed, i, err)
 		}
 	}
@@ -101,7 +100,7 @@ func (r *Reader) Next() (Section, error) {
 	var err error
 	s.CID, s.Data, err = r.section()
 	if err == nil {
-		err = checkAddress(s.CID)
+		err = codec.CheckAddress(s.CID)
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -199,18 +198,6 @@ func (r *Reader) Offset() int64 { return r.in.n }
 // Unread pushes s back: the next Next returns it. Only one section can be
 // pushed back.
 func (r *Reader) Unread(s Section) { r.unread = &s }
-
-// checkAddress accepts exactly the CIDs the ledger makes: v1, dag-cbor,
-// sha2-256 with a 32-byte digest.
-func checkAddress(c cid.Cid) error {
-	if !c.Defined() || c.Version() != 1 || c.Type() != cid.DagCBOR {
-		return fmt.Errorf("%s is not a CIDv1 dag-cbor address", c)
-	}
-	if p := c.Prefix(); p.MhType != multihash.SHA2_256 || p.MhLength != 32 {
-		return fmt.Errorf("%s is not a sha2-256 address", c)
-	}
-	return nil
-}
 
 // readHeader reads a CARv1 header (spec/verify.md#archive): its length,
 // then exactly the canonical DAG-CBOR of {roots, version: 1}, decoded by

@@ -70,3 +70,19 @@ func ShortCID(c cid.Cid) string {
 	}
 	return s
 }
+
+// CheckAddress accepts exactly the CIDs Sum makes, the ledger's rule for
+// every link: v1, dag-cbor, sha2-256 with a 32-byte digest. The error
+// names what differs.
+func CheckAddress(c cid.Cid) error {
+	if !c.Defined() {
+		return fmt.Errorf("null link")
+	}
+	if k := c.KeyString(); len(k) == len(sumPrefix)+sha256.Size && k[:len(sumPrefix)] == sumPrefix {
+		return nil
+	}
+	if c.Version() != 1 || c.Type() != cid.DagCBOR {
+		return fmt.Errorf("%s is not a CIDv1 dag-cbor address", c)
+	}
+	return fmt.Errorf("%s is not a sha2-256 address", c)
+}

@@ -204,3 +204,30 @@ func TestUnmarshalBorrowedAliases(t *testing.T) {
 		t.Fatalf("a borrowed byte string can grow over the input: cap %d len %d", cap(borrowed.B), len(borrowed.B))
 	}
 }
+
+// TestCheckAddress: the ledger's link rule takes Sum's CIDs only, and
+// names what differs in any other.
+func TestCheckAddress(t *testing.T) {
+	data := []byte("some bytes")
+	digest := sha256.Sum256(data)
+	sha256mh, _ := multihash.Encode(digest[:], multihash.SHA2_256)
+	short, _ := multihash.Encode(digest[:20], multihash.SHA2_256)
+	blake, _ := multihash.Encode(digest[:], multihash.BLAKE2B_MIN+31)
+	if err := CheckAddress(Sum(data)); err != nil {
+		t.Fatalf("Sum's own CID: %v", err)
+	}
+	for name, c := range map[string]struct {
+		c    cid.Cid
+		want string
+	}{
+		"undefined":    {cid.Undef, "null link"},
+		"raw codec":    {cid.NewCidV1(cid.Raw, sha256mh), "is not a CIDv1 dag-cbor address"},
+		"CIDv0":        {cid.NewCidV0(sha256mh), "is not a CIDv1 dag-cbor address"},
+		"blake2b-256":  {cid.NewCidV1(cid.DagCBOR, blake), "is not a sha2-256 address"},
+		"short digest": {cid.NewCidV1(cid.DagCBOR, short), "is not a sha2-256 address"},
+	} {
+		if err := CheckAddress(c.c); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want one saying %q", name, err, c.want)
+		}
+	}
+}

@@ -109,7 +109,7 @@ func (o *Outcome) Check() error {
 		name string
 		link codec.Link
 	}{{"block", o.Block}, {"record", o.Record}} {
-		if err := checkAddress(l.link.Cid); err != nil {
+		if err := codec.CheckAddress(l.link.Cid); err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrMalformed, l.name, err)
 		}
 	}
@@ -167,19 +167,6 @@ func DecodeOutcome(data []byte) (Outcome, error) {
 // version 1, codec dag-cbor (0x71), multihash sha2-256 (0x12) of 32 bytes
 // (0x20).
 const addressPrefix = "\x01\x71\x12\x20"
-
-// checkAddress accepts exactly the CIDs codec.Sum makes: v1, dag-cbor,
-// sha2-256 with a 32-byte digest (the ledger's rule for links). Those are
-// the 36-byte binary CIDs that start with addressPrefix.
-func checkAddress(c cid.Cid) error {
-	if !c.Defined() {
-		return fmt.Errorf("null link")
-	}
-	if k := c.KeyString(); len(k) != len(addressPrefix)+32 || k[:len(addressPrefix)] != addressPrefix {
-		return fmt.Errorf("%s is not a CIDv1 dag-cbor sha2-256 address", c)
-	}
-	return nil
-}
 
 // digest returns the SHA-256 digest of an address checkAddress accepted.
 func digest(c cid.Cid) (d [32]byte) {

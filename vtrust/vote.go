@@ -65,7 +65,7 @@ func VoteOf(validator keys.PublicKey, record cid.Cid, r duel.Result) Vote {
 // made by hand (a test, another implementation's vector) is held to the
 // same rules.
 func (v *Vote) check() error {
-	if err := checkAddress(v.Record.Cid); err != nil {
+	if err := codec.CheckAddress(v.Record.Cid); err != nil {
 		return fmt.Errorf("record: %v", err)
 	}
 	if v.Champion.Hotkey == v.Contender.Hotkey {

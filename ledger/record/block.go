@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ipfs/go-cid"
-	"github.com/multiformats/go-multihash"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
@@ -102,7 +101,7 @@ func (h *Header) Check() error {
 		return malformed(what, "height %d with prev %s: only height 0 has no previous block", h.Height, codec.ShortCID(h.Prev.Cid))
 	}
 	if !h.Prev.IsZero() {
-		if err := checkAddress(h.Prev.Cid); err != nil {
+		if err := codec.CheckAddress(h.Prev.Cid); err != nil {
 			return malformed(what, "prev: %v", err)
 		}
 	}
@@ -121,7 +120,7 @@ func (h *Header) Check() error {
 		links []codec.Link
 	}{{"transcript", h.Transcripts}, {"decision", h.Decisions}} {
 		for i, l := range list.links {
-			if err := checkAddress(l.Cid); err != nil {
+			if err := codec.CheckAddress(l.Cid); err != nil {
 				return malformed(what, "%s %d: %v", list.name, i, err)
 			}
 			if _, dup := seen[l.Cid]; dup {
@@ -263,20 +262,4 @@ func cids(ls []codec.Link) []cid.Cid {
 		out[i] = l.Cid
 	}
 	return out
-}
-
-// checkAddress accepts exactly the CIDs codec.Sum makes: v1, dag-cbor,
-// sha2-256 with a 32-byte digest.
-func checkAddress(c cid.Cid) error {
-	if !c.Defined() {
-		return fmt.Errorf("null link")
-	}
-	if c.Version() != 1 || c.Type() != cid.DagCBOR {
-		return fmt.Errorf("%s is not a CIDv1 dag-cbor address", c)
-	}
-	p := c.Prefix()
-	if p.MhType != multihash.SHA2_256 || p.MhLength != 32 {
-		return fmt.Errorf("%s is not a sha2-256 address", c)
-	}
-	return nil
 }

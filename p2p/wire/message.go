@@ -5,7 +5,6 @@ import (
 
 	"github.com/ipfs/go-cid"
 	pb "github.com/libp2p/go-libp2p-pubsub/pb"
-	"github.com/multiformats/go-multihash"
 
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/ledger/record"
@@ -104,19 +103,4 @@ func DecodeBlockMessage(data []byte) (*ReceivedBlock, error) {
 		rb.Objects[l] = m.Objects[i]
 	}
 	return rb, nil
-}
-
-// checkAddress accepts exactly the CIDs codec.Sum makes: v1, dag-cbor,
-// sha2-256 with a 32-byte digest.
-func checkAddress(c cid.Cid) error {
-	if !c.Defined() {
-		return fmt.Errorf("null link")
-	}
-	if c.Version() != 1 || c.Type() != cid.DagCBOR {
-		return fmt.Errorf("%s is not a CIDv1 dag-cbor address", c)
-	}
-	if p := c.Prefix(); p.MhType != multihash.SHA2_256 || p.MhLength != 32 {
-		return fmt.Errorf("%s is not a sha2-256 address", c)
-	}
-	return nil
 }

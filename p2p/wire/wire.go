@@ -124,7 +124,7 @@ func DecodeRequest(data []byte) (*Request, error) {
 			return nil, badMessage("objects request of %d CIDs, want 1 to %d", n, MaxObjectsPerRequest)
 		}
 		for i, l := range r.Objects.CIDs {
-			if err := checkAddress(l.Cid); err != nil {
+			if err := codec.CheckAddress(l.Cid); err != nil {
 				return nil, badMessage("objects request CID %d: %v", i, err)
 			}
 		}
@@ -201,7 +201,7 @@ func (s *Status) check() error {
 		return badMessage("status with %d fork proofs, max %d", len(s.Forks), MaxForks)
 	}
 	for i, h := range s.Heads {
-		if err := checkAddress(h.CID.Cid); err != nil {
+		if err := codec.CheckAddress(h.CID.Cid); err != nil {
 			return badMessage("status head %d: %v", i, err)
 		}
 		if i > 0 && bytes.Compare(s.Heads[i-1].Validator[:], h.Validator[:]) >= 0 {
@@ -209,7 +209,7 @@ func (s *Status) check() error {
 		}
 	}
 	for i, f := range s.Forks {
-		if err := checkAddress(f.Cid); err != nil {
+		if err := codec.CheckAddress(f.Cid); err != nil {
 			return badMessage("status fork proof %d: %v", i, err)
 		}
 	}
