@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/affine-ledger/ledger/internal/golden"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/rng"
 )
 
@@ -259,7 +260,86 @@ func TestSpecReimplementation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("speccheck.py: %v\n%s", err, out)
 	}
-	if !bytes.Contains(out, []byte("records ok")) {
+	if !bytes.Contains(out, []byte("records ok")) || !bytes.Contains(out, []byte("adopt ok")) {
 		t.Fatalf("speccheck.py did not finish:\n%s", out)
+	}
+}
+
+type adoptVectors struct {
+	Note    string         `json:"note"`
+	Params  FrontierParams `json:"params"`
+	Records []adoptVector  `json:"records"`
+}
+
+type adoptVector struct {
+	Label string `json:"label"`
+	// Source is the CID of SourceResult, the duel result adopted from.
+	Source       string `json:"source"`
+	SourceResult Result `json:"source_result"`
+	Adopt        Adopt  `json:"adopt"`
+	CBOR         string `json:"cbor"`
+	CID          string `json:"cid"`
+}
+
+func TestVectorsAdopt(t *testing.T) {
+	p := DefaultFrontierParams()
+	file := adoptVectors{
+		Note:   "Adoption records (spec/duel.md, Adoption records): the adoption of the champion each duel of duel-records.json that the contender won crowned, by a validator that takes it from validator `from`'s chain; the record as JSON, its DAG-CBOR bytes and CID.",
+		Params: p,
+	}
+	from, err := keys.FromURI("//Bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The contender's wins among the record vectors, one whose rates put
+	// the ratio at its ceiling, and one whose lost env puts it at the
+	// floor.
+	duels := append(append([]scripted(nil), vectorDuels...), tinyDuels[0], scripted{
+		label: "one env lost outright", rule: Rule{ZMilli: 1960, Looks: []uint32{8}, MaxChallenges: 8}, ratio: 520000,
+		envs: []string{"a", "b", "c"}, rates: []uint32{PPM, PPM, 0}, draws: []uint32{0, 0, 0},
+	})
+	for _, s := range duels {
+		r := recomputed(t, s)
+		_, c, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Winner != Contender.String() {
+			continue
+		}
+		a, err := NewAdopt(p, from.Public(), c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ac, err := EncodeAdopt(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file.Records = append(file.Records, adoptVector{"adopt: " + s.label, c.String(), r, a, hex.EncodeToString(b), ac.String()})
+	}
+	if n := len(file.Records); n != 3 || file.Records[1].Adopt.SetPPM != MaxRatioPPM || file.Records[2].Adopt.SetPPM != p.Floor() {
+		t.Fatalf("%d adoptions; want 3, the second at the ceiling and the third at the floor", n)
+	}
+	var back adoptVectors
+	if err := json.Unmarshal(golden.CheckJSON(t, "duel-adopt.json", file), &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range back.Records {
+		want, _ := hex.DecodeString(v.CBOR)
+		a, err := DecodeAdopt(want)
+		if err != nil {
+			t.Errorf("%s: the file's bytes do not decode: %v", v.Label, err)
+			continue
+		}
+		if _, c, err := Encode(v.SourceResult); err != nil || c.String() != v.Source {
+			t.Errorf("%s: the source result does not verify or is not %s (%v)", v.Label, v.Source, err)
+		}
+		if err := a.CheckSource(back.Params, v.SourceResult); err != nil || a.Source.Cid.String() != v.Source {
+			t.Errorf("%s: the record does not follow from its source %s: %v", v.Label, v.Source, err)
+		}
+		b, c, err := EncodeAdopt(v.Adopt)
+		if err != nil || !bytes.Equal(b, want) || c.String() != v.CID {
+			t.Errorf("%s: JSON record encodes to other bytes or CID (%v)", v.Label, err)
+		}
 	}
 }

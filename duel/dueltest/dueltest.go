@@ -13,12 +13,21 @@ import (
 // at the first look.
 func SampleResult(t testing.TB) duel.Result {
 	t.Helper()
+	return Decided(t, duel.Side{Hotkey: keys.PublicKey{1}, ModelHash: duel.HexBytes{0xa}},
+		duel.Side{Hotkey: keys.PublicKey{2}, ModelHash: duel.HexBytes{0xb}}, 12, 520_000, duel.Win)
+}
+
+// Decided is a valid duel result of two envs, started at chain block
+// start under ratioPPM, whose every challenge the contender won (duel.Win)
+// or lost (duel.Loss): decided at the first look, if the ratio lets it.
+func Decided(t testing.TB, champion, contender duel.Side, start uint64, ratioPPM uint32, o duel.Outcome) duel.Result {
+	t.Helper()
 	rule := duel.Rule{ZMilli: 1960, Looks: []uint32{8, 16}, MaxChallenges: 40}
 	in := duel.Input{
-		Start:     duel.Anchor{Number: 12, Hash: duel.Hash{1}},
-		Champion:  duel.Side{Hotkey: keys.PublicKey{1}, ModelHash: duel.HexBytes{0xa}},
-		Contender: duel.Side{Hotkey: keys.PublicKey{2}, ModelHash: duel.HexBytes{0xb}},
-		Rule:      rule, RatioPPM: 520_000,
+		Start:     duel.Anchor{Number: start, Hash: duel.Hash{1}},
+		Champion:  champion,
+		Contender: contender,
+		Rule:      rule, RatioPPM: ratioPPM,
 	}
 	for _, env := range []string{"abd", "mult8"} {
 		e := duel.EnvInput{Env: env}
@@ -27,7 +36,7 @@ func SampleResult(t testing.TB) duel.Result {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.Samples = append(e.Samples, duel.Sample{ID: id, Outcome: duel.Win})
+			e.Samples = append(e.Samples, duel.Sample{ID: id, Outcome: o})
 		}
 		in.Envs = append(in.Envs, e)
 	}

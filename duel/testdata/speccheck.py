@@ -87,6 +87,7 @@ def head(major,v):
         if v < 1<<(8*n): return bytes([major<<5|ai])+v.to_bytes(n,'big')
 def enc(x):
     if isinstance(x,bool): raise Exception
+    if isinstance(x,Link): return bytes([0xd8,42])+enc(b'\x00'+bytes(x))
     if isinstance(x,int): return head(0,x)
     if isinstance(x,bytes): return head(2,len(x))+x
     if isinstance(x,str): b=x.encode(); return head(3,len(b))+b
@@ -104,6 +105,16 @@ def ss58_decode(s):
 def id_bin(text):
     env,ver,seed=text.split('.')
     return bytes([len(env)])+env.encode()+int(ver[1:]).to_bytes(2,'big')+bytes.fromhex(seed)
+def side_obj(x): return {'hotkey':ss58_decode(x['hotkey']),'model_hash':bytes.fromhex(x['model_hash'])}
+def result_obj(r):
+    obj=dict(r)
+    obj['start']={'number':r['start']['number'],'hash':bytes.fromhex(r['start']['hash'])}
+    for side in ('champion','contender'): obj[side]=side_obj(r[side])
+    obj['envs']=[dict(e,challenges=[id_bin(c) for c in e['challenges']]) for e in r['envs']]
+    return obj
+def cid_bytes(b): return bytes([1,0x71,0x12,0x20])+hashlib.sha256(b).digest()
+def cid_text(b): return 'b'+base64.b32encode(cid_bytes(b)).decode().lower().rstrip('=')
+class Link(bytes): pass  # CBOR tag 42 over 0x00 || binary CID
 for rec in json.load(open(V+'duel-records.json'))['records']:
     r=rec['result']; rule=r['rule']; N=len(r['envs'])
     won=0; rates=[]
@@ -117,13 +128,20 @@ for rec in json.load(open(V+'duel-records.json'))['records']:
     opn=sum(1 for e in r['envs'] if e['decision']=='open')
     winner='contender' if 2*won>N else ('champion' if 2*(won+opn)<=N else None)
     assert winner==r['winner'] and won==r['envs_won'] and geomean(rates)==r['geomean_ppm']
-    obj=dict(r)
-    obj['start']={'number':r['start']['number'],'hash':bytes.fromhex(r['start']['hash'])}
-    for side in ('champion','contender'):
-        obj[side]={'hotkey':ss58_decode(r[side]['hotkey']),'model_hash':bytes.fromhex(r[side]['model_hash'])}
-    obj['envs']=[dict(e,challenges=[id_bin(c) for c in e['challenges']]) for e in r['envs']]
-    b=enc(obj)
+    b=enc(result_obj(r))
     assert b.hex()==rec['cbor'],rec['label']
-    cid=bytes([1,0x71,0x12,0x20])+hashlib.sha256(b).digest()
-    assert 'b'+base64.b32encode(cid).decode().lower().rstrip('=')==rec['cid']
+    assert cid_text(b)==rec['cid']
 print('records ok')
+
+# --- adoption records: the frontier the source leaves, and the encoding
+A=json.load(open(V+'duel-adopt.json')); fl=M//2+A['params']['epsilon_ppm']
+for rec in A['records']:
+    src=rec['source_result']; a=rec['adopt']; sb=enc(result_obj(src))
+    assert cid_text(sb)==rec['source']==a['source'],rec['label']
+    assert src['winner']=='contender' and a['champion']==src['contender'] and a['set_at']==src['start']['number'],rec['label']
+    assert a['set_ppm']==min(max(src['geomean_ppm'],fl),M-1),rec['label']
+    obj={'type':'adopt','v':1,'champion':side_obj(a['champion']),'source':Link(cid_bytes(sb)),
+         'from':ss58_decode(a['from']),'set_ppm':a['set_ppm'],'set_at':a['set_at']}
+    b=enc(obj)
+    assert b.hex()==rec['cbor'] and cid_text(b)==rec['cid'],rec['label']
+print('adopt ok')
