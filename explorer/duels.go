@@ -163,7 +163,7 @@ func (srv *server) duel(w http.ResponseWriter, r *http.Request) error {
 				mine = append(mine, e)
 			}
 		}
-		f, _ := foldFrontier(srv.opts.Frontier, mine)
+		f, _ := foldFrontier(srv.opts.Frontier, mine, x.adoptions[d.validator])
 		out.RatioNowPPM = srv.opts.Frontier.Floor()
 		if h, err := srv.s.Head(d.validator); err == nil && f != nil && h.Anchor.Number >= f.SetAt {
 			out.RatioNowPPM, _ = srv.opts.Frontier.Ratio(*f, h.Anchor.Number)

@@ -47,6 +47,8 @@ type index struct {
 	// that recorded it).
 	duelsByID map[record.DuelID][]*duelEntry
 	duelByCID map[cid.Cid]*duelEntry
+	// adoptions are each validator's adoption records, in ledger order.
+	adoptions map[keys.PublicKey][]adoptEntry
 	epochs    map[uint64]*epochData
 	anchors   map[cid.Cid]uint64
 	counts    indexCounts
@@ -60,7 +62,8 @@ type indexCounts struct {
 	Transcripts uint64 `json:"transcripts"`
 	DuelResults uint64 `json:"duel_results"`
 	Outcomes    uint64 `json:"outcomes"`
-	// OtherDecisions are decision records of another type.
+	// OtherDecisions are decision records of another type (adoption
+	// records among them).
 	OtherDecisions uint64 `json:"other_decisions"`
 }
 
@@ -191,7 +194,7 @@ func newIndex(s *ledger.Store, sched chain.Schedule, refresh time.Duration, log 
 		s: s, sched: sched, refresh: refresh, log: log,
 		chains: map[keys.PublicKey]*chainState{}, miners: map[keys.PublicKey]*minerAgg{},
 		models: map[string]*modelAgg{}, duelsByID: map[record.DuelID][]*duelEntry{},
-		duelByCID: map[cid.Cid]*duelEntry{}, epochs: map[uint64]*epochData{}, anchors: map[cid.Cid]uint64{},
+		duelByCID: map[cid.Cid]*duelEntry{}, adoptions: map[keys.PublicKey][]adoptEntry{}, epochs: map[uint64]*epochData{}, anchors: map[cid.Cid]uint64{},
 	}
 }
 
@@ -314,6 +317,14 @@ func (x *index) addBlock(b ledger.StoredBlock) {
 			about.outcomesIn[e] = true
 			about.outcomes++
 			about.version++
+		case duel.AdoptType:
+			x.counts.OtherDecisions++
+			a, err := duel.DecodeAdopt(raw)
+			if err != nil {
+				x.problem("validator %s height %d decision %d (%s): %v", v, b.Height, i, c, err)
+				continue
+			}
+			x.adoptions[v] = append(x.adoptions[v], adoptEntry{height: b.Height, index: i, a: a})
 		default:
 			x.counts.OtherDecisions++
 		}

@@ -149,7 +149,7 @@ func (srv *server) validator(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		out.DuelCount = len(mine)
-		f, err := foldFrontier(srv.opts.Frontier, mine)
+		f, err := foldFrontier(srv.opts.Frontier, mine, x.adoptions[v])
 		if err != nil {
 			out.HistoryError = err.Error()
 		}
@@ -173,26 +173,33 @@ func (srv *server) validator(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, out)
 }
 
-// foldFrontier folds a validator's duel results, in ledger order, into the
-// frontier they leave (validator.History's rule: a result against another
-// champion than the one in force starts a reign at the floor at its start
-// block).
-func foldFrontier(p duel.FrontierParams, entries []*duelEntry) (*duel.Frontier, error) {
-	var f *duel.Frontier
-	for _, d := range entries {
-		var cur duel.Frontier
-		if f == nil || f.Champion.Hotkey != d.r.Champion.Hotkey || !bytes.Equal(f.Champion.ModelHash, d.r.Champion.ModelHash) {
-			cur = p.Genesis(d.r.Champion, d.r.Start.Number)
-		} else {
-			cur = *f
+// adoptEntry is an adoption record of a validator's chain.
+type adoptEntry struct {
+	height uint64
+	index  int
+	a      duel.Adopt
+}
+
+// foldFrontier folds a validator's duel results and adoption records, each
+// in ledger order, into the frontier they leave (validator.History's rule,
+// duel.Reigns).
+func foldFrontier(p duel.FrontierParams, entries []*duelEntry, adoptions []adoptEntry) (*duel.Frontier, error) {
+	g := duel.Reigns{Params: p}
+	for i, j := 0, 0; i < len(entries) || j < len(adoptions); {
+		if j < len(adoptions) && (i == len(entries) || adoptions[j].height < entries[i].height ||
+			adoptions[j].height == entries[i].height && adoptions[j].index < entries[i].index) {
+			if err := g.Adopt(adoptions[j].a); err != nil {
+				return g.Frontier, err
+			}
+			j++
+			continue
 		}
-		next, err := p.Apply(cur, d.r)
-		if err != nil {
-			return f, err
+		if _, err := g.Result(entries[i].r); err != nil {
+			return g.Frontier, err
 		}
-		f = &next
+		i++
 	}
-	return f, nil
+	return g.Frontier, nil
 }
 
 func (srv *server) validatorTranscripts(w http.ResponseWriter, r *http.Request) error {

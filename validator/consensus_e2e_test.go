@@ -1,12 +1,15 @@
 package validator_test
 
 import (
+	"bytes"
 	"encoding/hex"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/chain/local"
+	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/epoch"
 	"github.com/affine-ledger/ledger/inference"
 	"github.com/affine-ledger/ledger/keys"
@@ -68,7 +71,8 @@ func TestSplitValidatorRejoinsConsensus(t *testing.T) {
 
 	// Each duels the first champion against the contender, once.
 	n.autoAdvance(t, 5*time.Millisecond)
-	for _, v := range []*validator.Validator{loop(n.key, func(*validator.Config) {}), loop(bob, func(*validator.Config) {}), x} {
+	peers := []*validator.Validator{loop(n.key, func(*validator.Config) {}), loop(bob, func(*validator.Config) {})}
+	for _, v := range append(peers, x) {
 		r, err := v.RunDuel(ctx, n.miners["Noisy"], perfect)
 		if err != nil {
 			t.Fatal(err)
@@ -114,5 +118,38 @@ func TestSplitValidatorRejoinsConsensus(t *testing.T) {
 	if e.Champion.Hotkey != perfect.Hotkey || e.Contender.Hotkey != n.miners["Third"].Hotkey || !e.NewReign {
 		t.Fatalf("Charlie's next duel: %s against %s, new reign %v; want Third against the consensus champion, in a new reign",
 			e.Contender.Hotkey.Short(), e.Champion.Hotkey.Short(), e.NewReign)
+	}
+
+	// The reign starts from the ratio the peers' results set, not the
+	// floor: Charlie adopted the frontier of the later of the two duels
+	// that crowned the champion.
+	src := peers[0].History().Entries[0]
+	if b := peers[1].History().Entries[0]; b.Start.Number > src.Start.Number ||
+		b.Start.Number == src.Start.Number && bytes.Compare(b.Record.Bytes(), src.Record.Bytes()) < 0 {
+		src = b
+	}
+	fp := duel.DefaultFrontierParams()
+	if e.Adopted == nil {
+		t.Fatal("the reign of the consensus champion started with no adoption record")
+	}
+	a := e.Adopted.Adopt
+	if !a.Source.Cid.Equals(src.Record) || a.From != src.Block.Validator || a.SetPPM != src.After.SetPPM || a.SetAt != src.After.SetAt {
+		t.Fatalf("adopted %s of %s (set %d at %d), want %s of %s (set %d at %d)",
+			a.Source.Cid, a.From.Short(), a.SetPPM, a.SetAt, src.Record, src.Block.Validator.Short(), src.After.SetPPM, src.After.SetAt)
+	}
+	want, err := fp.Ratio(src.After, e.Start.Number)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.RatioPPM != want || want <= fp.Floor() {
+		t.Fatalf("Charlie's duel ran at %d ppm, want the peers' %d ppm (floor %d)", e.RatioPPM, want, fp.Floor())
+	}
+	// The ledger alone gives the same history.
+	h, err := validator.LoadHistory(s, charlie.Public(), fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Adoptions) != 1 || h.Entries[1].Adopted == nil || !h.Entries[1].Adopted.Record.Equals(e.Adopted.Record) || !reflect.DeepEqual(h.Frontier, x.History().Frontier) {
+		t.Fatalf("reloaded: %d adoptions, frontier %+v; the running loop's %+v", len(h.Adoptions), h.Frontier, x.History().Frontier)
 	}
 }

@@ -83,9 +83,10 @@ func (v *Validator) newSide(m chain.Contender) sideRun {
 
 // newRun sets a duel up: resumed from the ledger if the unfinished duel is
 // between the same two models, else fresh at a new anchor. frontier is
-// the history's, nil to start a reign; with resumeOnly the duel must
-// resume (frontierFor).
-func (v *Validator) newRun(ctx context.Context, champion, contender chain.Contender, frontier *duel.Frontier, resumeOnly bool) (*run, error) {
+// the history's, nil to start a reign: from the frontier src left when
+// there is one (recorded by adopt before the duel starts), else at the
+// floor; with resumeOnly the duel must resume (frontierFor).
+func (v *Validator) newRun(ctx context.Context, champion, contender chain.Contender, frontier *duel.Frontier, src *crowned, resumeOnly bool) (*run, error) {
 	r := &run{v: v, champ: v.newSide(champion), cont: v.newSide(contender)}
 	for i, f := range v.cfg.Envs {
 		s := f.Spec()
@@ -129,9 +130,20 @@ func (v *Validator) newRun(ctx context.Context, champion, contender chain.Conten
 		r.start = a
 		r.id = record.Duel{Champion: champion.Hotkey, Contender: contender.Hotkey, Start: a}.ID()
 	}
-	if frontier != nil {
+	adopted := false
+	switch {
+	case frontier != nil:
 		r.frontier = *frontier
-	} else {
+	case src != nil && r.resumed == 0:
+		// A resumed duel keeps the frontier it started under: one that
+		// started without an adoption (a release before them) at the floor.
+		f, ok, err := v.adopt(ctx, r.start, *src)
+		if err != nil {
+			return nil, err
+		}
+		r.frontier, adopted = f, ok
+	}
+	if frontier == nil && !adopted {
 		r.frontier = v.cfg.Frontier.Genesis(r.champ.side, r.start.Number)
 	}
 	ratio, err := v.cfg.Frontier.Ratio(r.frontier, r.start.Number)
@@ -252,16 +264,7 @@ func (r *run) run(ctx context.Context) (duel.Result, error) {
 	}
 	recorded = true
 	r.v.notify(rc)
-	// The block may hold other requests' decisions (an appender shared
-	// with a node): the history records the result's position.
-	index := 0
-	if b, err := r.v.cfg.Store.Block(rc.Block.CID); err == nil {
-		for i, c := range b.DecisionCIDs() {
-			if c.Equals(rc.Decisions[0]) {
-				index = i
-			}
-		}
-	}
+	index := decisionIndex(r.v.cfg.Store, rc)
 	r.v.stateMu.Lock()
 	err = r.v.hist.add(rc.Block, rc.Decisions[0], index, res)
 	r.v.stateMu.Unlock()

@@ -33,8 +33,20 @@ type Entry struct {
 	// NewReign is set when the result's champion is not the champion the
 	// results before it left (none, for the first): a reign starts at the
 	// floor at the result's start block (spec/validator.md, "Champion").
+	// It is set too on the first result after an adoption record, whose
+	// reign started at the adopted frontier; Adopted is then that record.
 	NewReign bool          `json:"new_reign"`
+	Adopted  *Adoption     `json:"adopted,omitempty"`
 	After    duel.Frontier `json:"after"`
+}
+
+// Adoption is an adoption record of a validator's ledger: the frontier it
+// took from the consensus (spec/validator.md, "Following consensus").
+type Adoption struct {
+	Block  record.BlockRef `json:"block"`
+	Record cid.Cid         `json:"record"`
+	Index  int             `json:"index"`
+	Adopt  duel.Adopt      `json:"adopt"`
 }
 
 // ID returns the duel ID of the entry's duel.
@@ -48,8 +60,10 @@ type History struct {
 	Validator keys.PublicKey      `json:"validator"`
 	Params    duel.FrontierParams `json:"params"`
 	Entries   []Entry             `json:"duels"`
-	// Frontier is the champion and ratio after the last result; nil before
-	// the first.
+	// Adoptions are the adoption records, in ledger order.
+	Adoptions []Adoption `json:"adoptions"`
+	// Frontier is the champion and ratio after the last result or
+	// adoption; nil before the first.
 	Frontier *duel.Frontier `json:"frontier"`
 	// Head is the validator's head block when the history was loaded, if
 	// it had one: its anchor is the newest chain block the ledger then
@@ -58,6 +72,9 @@ type History struct {
 	Head *ledger.Head `json:"head,omitempty"`
 
 	dueled map[string]bool
+	reigns duel.Reigns
+	// adopted is the last adoption when no result follows it yet.
+	adopted *Adoption
 }
 
 // ErrHistory is wrapped when a validator's duel results do not fold: a
@@ -73,7 +90,7 @@ func LoadHistory(s *ledger.Store, v keys.PublicKey, p duel.FrontierParams) (*His
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	h := &History{Validator: v, Params: p, dueled: map[string]bool{}}
+	h := &History{Validator: v, Params: p, dueled: map[string]bool{}, reigns: duel.Reigns{Params: p}}
 	head, err := s.Head(v)
 	switch {
 	case errors.Is(err, ledger.ErrNotFound):
@@ -90,14 +107,17 @@ func LoadHistory(s *ledger.Store, v keys.PublicKey, p duel.FrontierParams) (*His
 			break
 		}
 		for i, c := range b.DecisionCIDs() {
-			r, ok, err := readResult(s, c)
+			d, err := readDecision(s, c)
 			if err != nil {
 				return nil, fmt.Errorf("validator %s height %d decision %d: %w", v.Short(), b.Height, i, err)
 			}
-			if !ok {
-				continue
+			switch {
+			case d.result != nil:
+				err = h.add(b.Ref(), c, i, *d.result)
+			case d.adopt != nil:
+				err = h.addAdopt(b.Ref(), c, i, *d.adopt)
 			}
-			if err := h.add(b.Ref(), c, i, r); err != nil {
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -105,22 +125,40 @@ func LoadHistory(s *ledger.Store, v keys.PublicKey, p duel.FrontierParams) (*His
 	return h, nil
 }
 
-// readResult returns the duel result stored under c, ok false if the
-// record is of another type.
-func readResult(s *ledger.Store, c cid.Cid) (duel.Result, bool, error) {
+// decision is a decision record the history folds: a duel result or an
+// adoption; neither for records of other types.
+type decision struct {
+	result *duel.Result
+	adopt  *duel.Adopt
+}
+
+// readDecision reads the decision record stored under c. An adoption
+// record of a later version than this release's is an error, not skipped:
+// the frontier it sets cannot be read, and the results after it would
+// fail the fold with a misleading ratio.
+func readDecision(s *ledger.Store, c cid.Cid) (decision, error) {
 	raw, err := s.Object(c)
 	if err != nil {
-		return duel.Result{}, false, err
+		return decision{}, err
 	}
 	if err := codec.CheckCID(raw, c); err != nil {
-		return duel.Result{}, false, fmt.Errorf("%w: %v", ledger.ErrCorrupt, err)
+		return decision{}, fmt.Errorf("%w: %v", ledger.ErrCorrupt, err)
 	}
 	typ, _, err := record.DecisionType(raw)
-	if err != nil || typ != duel.ResultType {
-		return duel.Result{}, false, err
+	switch {
+	case err != nil:
+		return decision{}, err
+	case typ == duel.ResultType:
+		r, err := duel.Decode(raw)
+		return decision{result: &r}, err
+	case typ == duel.AdoptType:
+		a, err := duel.DecodeAdopt(raw)
+		if err != nil {
+			return decision{}, fmt.Errorf("adoption record %s: %w", c, err)
+		}
+		return decision{adopt: &a}, nil
 	}
-	r, err := duel.Decode(raw)
-	return r, err == nil, err
+	return decision{}, nil
 }
 
 // add folds one result (spec/duel.md, "Auditing it", with the reign rule
@@ -134,22 +172,35 @@ func (h *History) add(block record.BlockRef, c cid.Cid, index int, r duel.Result
 	for _, env := range r.Envs {
 		e.Challenges += uint32(len(env.Challenges))
 	}
-	var f duel.Frontier
-	if h.Frontier == nil || !sameSide(h.Frontier.Champion, r.Champion) {
-		e.NewReign = true
-		f = h.Params.Genesis(r.Champion, r.Start.Number)
-	} else {
-		f = *h.Frontier
-	}
-	after, err := h.Params.Apply(f, r)
+	how, err := h.reigns.Result(r)
 	if err != nil {
 		return fmt.Errorf("%w: validator %s height %d decision %d: %w", ErrHistory, h.Validator.Short(), block.Height, index, err)
 	}
+	e.NewReign = how != duel.SameReign
+	if how == duel.AdoptedReign {
+		e.Adopted = h.adopted
+	}
+	h.adopted = nil
+	after := *h.reigns.Frontier
 	e.After = after
 	h.Entries = append(h.Entries, e)
 	h.Frontier = &after
 	h.dueled[sideKey(r.Champion)] = true
 	h.dueled[sideKey(r.Contender)] = true
+	return nil
+}
+
+// addAdopt folds an adoption record: the frontier becomes the one it
+// adopted, and the next result of its champion continues that reign
+// (spec/validator.md, "Recovery from the ledger").
+func (h *History) addAdopt(block record.BlockRef, c cid.Cid, index int, a duel.Adopt) error {
+	if err := h.reigns.Adopt(a); err != nil {
+		return fmt.Errorf("%w: validator %s height %d decision %d: %w", ErrHistory, h.Validator.Short(), block.Height, index, err)
+	}
+	h.Adoptions = append(h.Adoptions, Adoption{Block: block, Record: c, Index: index, Adopt: a})
+	h.adopted = &h.Adoptions[len(h.Adoptions)-1]
+	f := *h.reigns.Frontier
+	h.Frontier = &f
 	return nil
 }
 

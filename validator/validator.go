@@ -116,11 +116,12 @@ func (v *Validator) History() History {
 	defer v.stateMu.Unlock()
 	h := *v.hist
 	h.Entries = append([]Entry(nil), h.Entries...)
+	h.Adoptions = append([]Adoption(nil), h.Adoptions...)
 	if h.Frontier != nil {
 		f := *h.Frontier
 		h.Frontier = &f
 	}
-	h.dueled = nil
+	h.dueled, h.adopted = nil, nil
 	return h
 }
 
@@ -233,11 +234,11 @@ func (v *Validator) RunDuel(ctx context.Context, champion, contender chain.Conte
 	if why := isCopy(champion, contender); why != "" {
 		return duel.Result{}, fmt.Errorf("duel %s against %s: %w: %s", contender.Hotkey.Short(), champion.Hotkey.Short(), ErrCopy, why)
 	}
-	frontier, resumeOnly, err := v.frontierFor(ctx, champion, contender)
+	frontier, src, resumeOnly, err := v.frontierFor(ctx, champion, contender)
 	if err != nil {
 		return duel.Result{}, err
 	}
-	r, err := v.newRun(ctx, champion, contender, frontier, resumeOnly)
+	r, err := v.newRun(ctx, champion, contender, frontier, src, resumeOnly)
 	if err != nil {
 		return duel.Result{}, err
 	}
@@ -247,33 +248,39 @@ func (v *Validator) RunDuel(ctx context.Context, champion, contender chain.Conte
 // frontierFor returns the frontier a duel of champion runs under: the
 // history's if champion is its champion, a new reign if the history has
 // none, its champion's model is no longer committed, or champion is the
-// consensus champion the loop must follow (consensusChampion). The unfinished duel
+// consensus champion the loop must follow (consensusChampion). A reign of
+// the consensus champion adopts the frontier of the duel that crowned it,
+// src, when the store holds one (crowning). The unfinished duel
 // of a new reign resumes as it started, even if the history's champion
 // has committed its model again since: its outcome must not depend on
 // when the validator stopped (spec/validator.md, "Resuming"); resumeOnly
 // then says that the pair may only resume, not start afresh.
-func (v *Validator) frontierFor(ctx context.Context, champion, contender chain.Contender) (_ *duel.Frontier, resumeOnly bool, _ error) {
+func (v *Validator) frontierFor(ctx context.Context, champion, contender chain.Contender) (_ *duel.Frontier, src *crowned, resumeOnly bool, _ error) {
 	v.stateMu.Lock()
 	f, p := v.hist.Frontier, v.pending
 	w, follow := consensusChampion(v.hist, v.cfg.Consensus)
 	v.stateMu.Unlock()
-	if f == nil || sameSide(f.Champion, Side(champion)) {
-		return f, false, nil
-	}
 	if follow && sameSide(w, Side(champion)) {
-		return nil, false, nil // a reign of the consensus champion starts
+		c, ok, err := crowning(v.cfg.Store, w)
+		if err != nil || !ok {
+			return nil, nil, false, err // no source: the reign starts at the floor
+		}
+		return nil, &c, false, nil
+	}
+	if f == nil || sameSide(f.Champion, Side(champion)) {
+		return f, nil, false, nil
 	}
 	q, err := Queue(ctx, v.cfg.Chain)
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %w", errChain, err)
+		return nil, nil, false, fmt.Errorf("%w: %w", errChain, err)
 	}
 	if _, still := find(q, f.Champion); still {
 		if p != nil && sameSide(p.champion, Side(champion)) && sameSide(p.contender, Side(contender)) {
-			return nil, true, nil
+			return nil, nil, true, nil
 		}
-		return nil, false, fmt.Errorf("duel against %s: %w: the champion is %s", champion.Hotkey.Short(), ErrNotChampion, f.Champion.Hotkey.Short())
+		return nil, nil, false, fmt.Errorf("duel against %s: %w: the champion is %s", champion.Hotkey.Short(), ErrNotChampion, f.Champion.Hotkey.Short())
 	}
-	return nil, false, nil
+	return nil, nil, false, nil
 }
 
 // anchor waits for a chain head after the last duel's start and returns

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger"
@@ -41,6 +42,17 @@ type ratioReport struct {
 	Dethrones int               `json:"dethrones"`
 	Reigns    int               `json:"reigns"`
 	Duels     []validator.Entry `json:"duels"`
+	Adoptions []adoptionReport  `json:"adoptions"`
+}
+
+// adoptionReport is an adoption record and what the store says of its
+// source: "checked" when it holds the duel result the record names and the
+// adopted frontier follows from it, "absent" when it does not hold it (an
+// auditor without the peer's chain). A source that is held and does not
+// give the frontier fails the check instead.
+type adoptionReport struct {
+	validator.Adoption
+	Source string `json:"source"`
 }
 
 func newRatioShowCmd() *cobra.Command {
@@ -56,11 +68,15 @@ ratio to beat in force at its start block and the champion the results before it
 and prints the champion and the ratio to beat now (at the chain block the validator's
 head block names), with every duel: its start block, champion, contender, the ratio it
 was run against, the winner, the envs the contender took and the ratio a dethrone set.
-Nothing but the ledger is read: the ratio is a pure function of the results
-(spec/duel.md, "Auditing it"; spec/validator.md). A duel whose champion is not the one
-in force starts a reign at the floor; such duels are marked, for an auditor to check
-against the chain that the champion before had left, or that the new champion was the
-consensus champion the validators' weights gave (spec/validator.md, "Following consensus").
+Nothing but the ledger is read: the ratio is a pure function of the results and
+adoption records (spec/duel.md, "Auditing it"; spec/validator.md). A duel whose champion
+is not the one in force starts a reign at the floor; such duels are marked, for an
+auditor to check against the chain that the champion before had left, or that the new
+champion was the consensus champion the validators' weights gave (spec/validator.md,
+"Following consensus"). A reign of the consensus champion starts instead from an
+adoption record, which names the duel result that crowned the champion in another
+validator's chain: when the store holds that result, the adopted ratio is checked
+against it; otherwise the adoption is shown as "source absent".
 
 Every validator in the store is shown unless --validator names one. A result that does
 not recompute, or was run against another ratio than the one in force, fails the check.` + exitCodesHelp,
@@ -143,6 +159,14 @@ func ratioReports(s *ledger.Store, only *keys.PublicKey, p duel.FrontierParams) 
 		} else {
 			r.SetPPM = p.Floor()
 		}
+		r.Adoptions = []adoptionReport{}
+		for _, a := range h.Adoptions {
+			src, err := checkAdoption(s, p, a)
+			if err != nil {
+				return nil, err
+			}
+			r.Adoptions = append(r.Adoptions, adoptionReport{Adoption: a, Source: src})
+		}
 		for _, e := range h.Entries {
 			if e.NewReign {
 				r.Reigns++
@@ -154,6 +178,33 @@ func ratioReports(s *ledger.Store, only *keys.PublicKey, p duel.FrontierParams) 
 		reports = append(reports, r)
 	}
 	return reports, nil
+}
+
+// checkAdoption checks an adoption record against its source when s holds
+// it (adoptionReport.Source says what the result means).
+func checkAdoption(s *ledger.Store, p duel.FrontierParams, a validator.Adoption) (string, error) {
+	fail := func(err error) (string, error) {
+		return "", checkFailed{fmt.Sprintf("validator %s height %d decision %d: adoption of %s: source %s: %v",
+			a.Block.Validator, a.Block.Height, a.Index, a.Adopt.Champion.Hotkey, a.Adopt.Source.Cid, err)}
+	}
+	raw, err := s.Object(a.Adopt.Source.Cid)
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return "absent", nil
+	case err != nil:
+		return "", err
+	}
+	if err := codec.CheckCID(raw, a.Adopt.Source.Cid); err != nil {
+		return fail(err)
+	}
+	src, err := duel.Decode(raw)
+	if err != nil {
+		return fail(err)
+	}
+	if err := a.Adopt.CheckSource(p, src); err != nil {
+		return fail(err)
+	}
+	return "checked", nil
 }
 
 func printRatios(w io.Writer, reports []ratioReport) error {
@@ -169,6 +220,11 @@ func printRatios(w io.Writer, reports []ratioReport) error {
 		fmt.Fprintf(w, "  champion %s (model %s)\n", r.Champion.Hotkey, shortHex(r.Champion.ModelHash))
 		fmt.Fprintf(w, "  ratio to beat %s at block %d (set to %s at block %d)\n", duel.FormatPPM(r.RatioPPM), r.At, duel.FormatPPM(r.SetPPM), r.SetAt)
 		fmt.Fprintf(w, "  %d duels, %d dethrones, %d reigns\n", len(r.Duels), r.Dethrones, r.Reigns)
+		for _, a := range r.Adoptions {
+			fmt.Fprintf(w, "  height %d: adopted %s at %s set at block %d, from duel %s of validator %s (source %s)\n",
+				a.Block.Height, a.Adopt.Champion.Hotkey.Short(), duel.FormatPPM(a.Adopt.SetPPM), a.Adopt.SetAt,
+				codec.ShortCID(a.Adopt.Source.Cid), a.Adopt.From.Short(), a.Source)
+		}
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintln(tw, "  HEIGHT\tSTART\tCHAMPION\tCONTENDER\tRATIO\tWINNER\tENVS WON\tCHALLENGES\tSET\tREIGN")
 		for _, e := range r.Duels {
@@ -177,7 +233,10 @@ func printRatios(w io.Writer, reports []ratioReport) error {
 				set = duel.FormatPPM(e.After.SetPPM)
 			}
 			reign := ""
-			if e.NewReign {
+			switch {
+			case e.Adopted != nil:
+				reign = "adopted"
+			case e.NewReign:
 				reign = "new"
 			}
 			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%d/%d\t%d\t%s\t%s\n", e.Block.Height, e.Start.Number,
