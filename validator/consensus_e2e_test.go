@@ -16,6 +16,7 @@ import (
 	"github.com/affine-ledger/ledger/miner"
 	"github.com/affine-ledger/ledger/miner/minertest"
 	"github.com/affine-ledger/ledger/validator"
+	"github.com/affine-ledger/ledger/verify"
 )
 
 // TestSplitValidatorRejoinsConsensus: three validators of equal stake
@@ -151,5 +152,15 @@ func TestSplitValidatorRejoinsConsensus(t *testing.T) {
 	}
 	if len(h.Adoptions) != 1 || h.Entries[1].Adopted == nil || !h.Entries[1].Adopted.Record.Equals(e.Adopted.Record) || !reflect.DeepEqual(h.Frontier, x.History().Frontier) {
 		t.Fatalf("reloaded: %d adoptions, frontier %+v; the running loop's %+v", len(h.Adoptions), h.Frontier, x.History().Frontier)
+	}
+	// An auditor's verify takes the adoption record as the opaque record
+	// it is to the ledger, and re-executes everything else.
+	heads, err := verify.StoreHeads(s, verify.StoreScope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit, err := verify.VerifyStore(s, heads, verify.StoreScope{}, verify.Options{Reexecute: true, Challenges: verify.NewMemSet()})
+	if err != nil || !audit.OK || audit.Chains != 3 {
+		t.Fatalf("verify: %v: %+v", err, audit)
 	}
 }
