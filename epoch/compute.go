@@ -35,6 +35,9 @@ type computed struct {
 	at     participants
 	// equivocators are the validators left out, in byte order.
 	equivocators []keys.PublicKey
+	// crowning is the vote that crowned the winner, if one counted
+	// (crowningVote).
+	crowning *vtrust.Vote
 }
 
 // compute is Compute; with known set it takes the participants from
@@ -80,5 +83,8 @@ func compute(ctx context.Context, c chain.Chain, a *Auditor, k uint64, champion 
 	}
 	e.out, err = vtrust.Epoch(vtrust.Input{Validators: vals, Miners: e.at.miners, Champion: champion,
 		Outcomes: read.Outcomes, Votes: read.Votes, Standing: read.Standing})
+	if err == nil {
+		e.crowning = crowningVote(e.out, read.Votes, read.Standing)
+	}
 	return e, err
 }

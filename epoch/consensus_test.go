@@ -1,11 +1,15 @@
 package epoch
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
+	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/ledger/record/recordtest"
+	"github.com/affine-ledger/ledger/vtrust"
 )
 
 // TestDethronePending: what a validator's duel loop reads of the epochs
@@ -79,5 +83,49 @@ func TestDethronePending(t *testing.T) {
 	}
 	if !d.DethronePending(con(w), champ(w), 3) {
 		t.Error("a pair no one voted on is not pending")
+	}
+}
+
+// TestCrowningVote: the vote that crowned an epoch's winner is a vote for
+// the contender on a pair the winner won by consensus; the latest start,
+// then the smallest record CID.
+func TestCrowningVote(t *testing.T) {
+	side := func(b byte) duel.Side { return duel.Side{Hotkey: keys.PublicKey{b}, ModelHash: duel.HexBytes{b}} }
+	a, b, c := side(1), side(2), side(3)
+	vote := func(v byte, champion, contender duel.Side, start uint64, winner string) vtrust.Vote {
+		return vtrust.Vote{Validator: keys.PublicKey{v}, Record: codec.LinkTo(codec.Sum([]byte{v, byte(start), winner[0]})),
+			Start: start, Champion: champion, Contender: contender, Winner: winner}
+	}
+	out := vtrust.Output{Champion: b, Duels: []vtrust.Duel{
+		{Champion: a, Contender: b, Winner: "contender"},
+		{Champion: c, Contender: b, Winner: "champion"},  // a dethrone of c by b that did not carry
+		{Champion: a, Contender: c, Winner: "contender"}, // won, but c is not the winner
+	}}
+	lateLoss := vote(4, a, b, 90, "champion")
+	notCarried := vote(5, c, b, 80, "contender")
+	otherWinner := vote(6, a, c, 70, "contender")
+	early := vote(7, a, b, 10, "contender")
+	late := vote(8, a, b, 30, "contender")
+	tieA, tieB := vote(9, a, b, 30, "contender"), vote(10, a, b, 30, "contender")
+	if got := crowningVote(out, []vtrust.Vote{lateLoss, notCarried, otherWinner}); got != nil {
+		t.Fatalf("no vote crowned the winner, got %+v", got)
+	}
+	got := crowningVote(out, []vtrust.Vote{early, lateLoss, notCarried}, []vtrust.Vote{late, otherWinner})
+	if got == nil || got.Validator != late.Validator {
+		t.Fatalf("got %+v, want the later of the two crowning votes, a standing one", got)
+	}
+	smaller := tieA
+	if bytes.Compare(tieB.Record.Cid.Bytes(), tieA.Record.Cid.Bytes()) < 0 {
+		smaller = tieB
+	}
+	for _, order := range [][]vtrust.Vote{{tieA, tieB}, {tieB, tieA}} {
+		if got := crowningVote(out, order); got == nil || got.Validator != smaller.Validator {
+			t.Fatalf("tie at one start: got %+v, want the smaller CID's, validator %s", got, smaller.Validator)
+		}
+	}
+	// Another model of the winner's hotkey is not the winner.
+	out.Champion = duel.Side{Hotkey: b.Hotkey, ModelHash: duel.HexBytes{0xff}}
+	if got := crowningVote(out, []vtrust.Vote{early, late}); got != nil {
+		t.Fatalf("votes for another model of the winner's hotkey crowned it: %+v", got)
 	}
 }

@@ -298,7 +298,7 @@ func (d *Driver) step(ctx context.Context, k uint64) (Report, error) {
 	d.auditor.Prune(pruneBefore(p, k))
 	d.mu.Lock()
 	d.champion = out.Champion
-	d.consensus = &consensusView{epoch: k, schedule: p.Schedule(), out: out}
+	d.consensus = &consensusView{epoch: k, schedule: p.Schedule(), out: out, crowning: e.crowning}
 	d.mu.Unlock()
 
 	// This epoch's weights, set or committed.

@@ -1,7 +1,6 @@
 package validator
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -31,44 +30,23 @@ type crowned struct {
 	result duel.Result
 }
 
-// crowning finds in s the duel result that crowned champion: of the results
-// in which champion, as contender, won, the one with the latest start (the
-// last time the network's champion changed to it), then the smallest CID.
-// Chains the store holds a fork proof of are passed over. ok is false when
-// the store holds none.
-func crowning(s *ledger.Store, champion duel.Side) (best crowned, ok bool, err error) {
-	for h, err := range s.Heads() {
-		if err != nil {
-			return crowned{}, false, fmt.Errorf("find the duel that crowned %s: %w", champion.Hotkey.Short(), err)
-		}
-		if h.Equivocating {
-			continue
-		}
-		for b, err := range s.Blocks(h.Block.Validator, 0) {
-			if err != nil {
-				return crowned{}, false, fmt.Errorf("find the duel that crowned %s: validator %s: %w", champion.Hotkey.Short(), h.Block.Validator.Short(), err)
-			}
-			if b.Height > h.Block.Height {
-				break
-			}
-			for _, c := range b.DecisionCIDs() {
-				d, err := readDecision(s, c)
-				if err != nil || d.result == nil {
-					continue // the store checked its duel results; a peer's other records are not this search's concern
-				}
-				r := d.result
-				if r.Winner != duel.Contender.String() || !sameSide(r.Contender, champion) {
-					continue
-				}
-				if ok && (r.Start.Number < best.result.Start.Number ||
-					r.Start.Number == best.result.Start.Number && bytes.Compare(c.Bytes(), best.source.Bytes()) >= 0) {
-					continue
-				}
-				best, ok = crowned{from: h.Block.Validator, source: c, result: *r}, true
-			}
-		}
+// crowning returns the duel result that crowned champion, the consensus
+// champion, as the consensus names it (ConsensusView.Crowning), read from
+// s. ok is false when the consensus names none: the reign then starts at
+// the floor.
+func crowning(s *ledger.Store, c ConsensusView, champion duel.Side) (crowned, bool, error) {
+	from, rec, ok := c.Crowning(champion)
+	if !ok {
+		return crowned{}, false, nil
 	}
-	return best, ok, nil
+	d, err := readDecision(s, rec)
+	switch {
+	case err != nil:
+		return crowned{}, false, fmt.Errorf("the duel result %s that crowned %s: %w", rec, champion.Hotkey.Short(), err)
+	case d.result == nil || d.result.Winner != duel.Contender.String() || !sameSide(d.result.Contender, champion):
+		return crowned{}, false, fmt.Errorf("record %s, named as the duel that crowned %s, is not a win of it", rec, champion.Hotkey.Short())
+	}
+	return crowned{from: from, source: rec, result: *d.result}, true, nil
 }
 
 // adopt records the adoption of the frontier that src left, in a

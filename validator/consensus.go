@@ -1,6 +1,8 @@
 package validator
 
 import (
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/chain"
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
@@ -18,6 +20,10 @@ type ConsensusView interface {
 	// epoch has found the stake against it that no later vote can
 	// outweigh.
 	DethronePending(champion, contender duel.Side, start uint64) bool
+	// Crowning returns where the duel result that crowned champion, the
+	// consensus champion, is recorded: the validator whose chain holds it
+	// and its CID. ok is false when the consensus knows of none.
+	Crowning(champion duel.Side) (validator keys.PublicKey, record cid.Cid, ok bool)
 }
 
 // Why a duel loop leaves its ledger's champion: a validator takes its

@@ -3,6 +3,8 @@ package validator
 import (
 	"testing"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/duel"
 	"github.com/affine-ledger/ledger/keys"
 )
@@ -15,6 +17,9 @@ type pendingView struct {
 }
 
 func (p pendingView) ConsensusChampion() (duel.Side, bool) { return p.champion, p.ok }
+func (p pendingView) Crowning(duel.Side) (keys.PublicKey, cid.Cid, bool) {
+	return keys.PublicKey{}, cid.Undef, false
+}
 func (p pendingView) DethronePending(a, b duel.Side, _ uint64) bool {
 	return p.pending[[2]byte{a.Hotkey[0], b.Hotkey[0]}]
 }

@@ -4,7 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/duel"
+	"github.com/affine-ledger/ledger/keys"
 	"github.com/affine-ledger/ledger/validator"
 )
 
@@ -16,6 +19,9 @@ type fixedConsensus struct {
 
 func (f fixedConsensus) ConsensusChampion() (duel.Side, bool)          { return f.champion, true }
 func (f fixedConsensus) DethronePending(_, _ duel.Side, _ uint64) bool { return f.pending }
+func (f fixedConsensus) Crowning(duel.Side) (keys.PublicKey, cid.Cid, bool) {
+	return keys.PublicKey{}, cid.Undef, false
+}
 
 // TestFollowsConsensusChampion: the validator's own duel dethrones the
 // first champion, while the consensus keeps it. While that dethrone may

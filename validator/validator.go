@@ -250,7 +250,7 @@ func (v *Validator) RunDuel(ctx context.Context, champion, contender chain.Conte
 // none, its champion's model is no longer committed, or champion is the
 // consensus champion the loop must follow (consensusChampion). A reign of
 // the consensus champion adopts the frontier of the duel that crowned it,
-// src, when the store holds one (crowning). The unfinished duel
+// src, when the consensus names one (crowning). The unfinished duel
 // of a new reign resumes as it started, even if the history's champion
 // has committed its model again since: its outcome must not depend on
 // when the validator stopped (spec/validator.md, "Resuming"); resumeOnly
@@ -261,7 +261,7 @@ func (v *Validator) frontierFor(ctx context.Context, champion, contender chain.C
 	w, follow := consensusChampion(v.hist, v.cfg.Consensus)
 	v.stateMu.Unlock()
 	if follow && sameSide(w, Side(champion)) {
-		c, ok, err := crowning(v.cfg.Store, w)
+		c, ok, err := crowning(v.cfg.Store, v.cfg.Consensus, w)
 		if err != nil || !ok {
 			return nil, nil, false, err // no source: the reign starts at the floor
 		}
