@@ -152,8 +152,8 @@ func TestDecodeAdoptRejects(t *testing.T) {
 		"no champion":   {func(a *Adopt) { a.Champion.Hotkey = keys.PublicKey{} }, "no champion"},
 		"long model":    {func(a *Adopt) { a.Champion.ModelHash = make(HexBytes, MaxModelHash+1) }, "65 bytes"},
 		"no validator":  {func(a *Adopt) { a.From = keys.PublicKey{} }, "no validator"},
-		"ratio low":     {func(a *Adopt) { a.SetPPM = PPM/2 - 1 }, "set_ppm 499999 outside"},
-		"ratio one":     {func(a *Adopt) { a.SetPPM = PPM }, "set_ppm 1000000 outside"},
+		"ratio low":     {func(a *Adopt) { a.SetPPM = PPM/2 - 1 }, "set_ppm 499999 outside [500000, 999999]"},
+		"ratio one":     {func(a *Adopt) { a.SetPPM = PPM }, "set_ppm 1000000 outside [500000, 999999]"},
 		"null source":   {func(a *Adopt) { a.Source = codec.Link{} }, "null link"},
 		"raw source":    {func(a *Adopt) { a.Source = codec.LinkTo(cid.NewCidV1(cid.Raw, sha)) }, "not a CIDv1 dag-cbor"},
 		"source as CID": {func(a *Adopt) { a.Source = codec.LinkTo(cid.NewCidV0(sha)) }, "not a CIDv1 dag-cbor"},
@@ -171,6 +171,25 @@ func TestDecodeAdoptRejects(t *testing.T) {
 		}
 		if _, err := DecodeAdopt(b); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: decode: err = %v, want ErrMalformed saying %q", name, err, tc.want)
+		}
+	}
+
+	// The limits themselves are well formed.
+	for name, edit := range map[string]func(*Adopt){
+		"64-byte model hash": func(a *Adopt) { a.Champion.ModelHash = make(HexBytes, MaxModelHash) },
+		"no model hash":      func(a *Adopt) { a.Champion.ModelHash = nil },
+		"ratio 1/2":          func(a *Adopt) { a.SetPPM = PPM / 2 },
+		"ratio 999999":       func(a *Adopt) { a.SetPPM = MaxRatioPPM },
+	} {
+		a := good
+		edit(&a)
+		b, _, err := EncodeAdopt(a)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if _, err := DecodeAdopt(b); err != nil {
+			t.Errorf("%s: decode: %v", name, err)
 		}
 	}
 

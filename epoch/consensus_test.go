@@ -129,3 +129,27 @@ func TestCrowningVote(t *testing.T) {
 		t.Fatalf("votes for another model of the winner's hotkey crowned it: %+v", got)
 	}
 }
+
+// TestDriverCrowning: the driver names the crowning vote of the last epoch
+// for its winner only.
+func TestDriverCrowning(t *testing.T) {
+	winner := duel.Side{Hotkey: keys.PublicKey{2}, ModelHash: duel.HexBytes{2}}
+	vote := vtrust.Vote{Validator: keys.PublicKey{9}, Record: codec.LinkTo(codec.Sum([]byte("crowning"))), Contender: winner}
+	var d Driver
+	if _, _, ok := d.Crowning(winner); ok {
+		t.Fatal("a crowning before any epoch")
+	}
+	d.consensus = &consensusView{out: vtrust.Output{Champion: winner}}
+	if _, _, ok := d.Crowning(winner); ok {
+		t.Fatal("a crowning where the epoch counted none")
+	}
+	d.consensus.crowning = &vote
+	if v, c, ok := d.Crowning(winner); !ok || v != vote.Validator || !c.Equals(vote.Record.Cid) {
+		t.Fatalf("Crowning = %s %s %v, want the epoch's crowning vote", v.Short(), c, ok)
+	}
+	for _, other := range []duel.Side{{Hotkey: keys.PublicKey{3}, ModelHash: duel.HexBytes{2}}, {Hotkey: winner.Hotkey, ModelHash: duel.HexBytes{3}}} {
+		if _, _, ok := d.Crowning(other); ok {
+			t.Fatalf("a crowning of %s %x, which is not the winner", other.Hotkey.Short(), other.ModelHash)
+		}
+	}
+}
