@@ -64,6 +64,11 @@ func TestChallengeReuseAcrossFlushes(t *testing.T) {
 	if tables, _ := filepath.Glob(filepath.Join(dir, "*.sst")); len(tables) == 0 {
 		t.Fatal("no table was written: the test crossed no flush")
 	}
+	// The tail forgets what flushes wrote: it holds about a memtable's
+	// challenges (16 at most here), not the log's.
+	if n, q := ledger.ChallengeTail(a); n > 64 || q > 128 {
+		t.Fatalf("the tail holds %d challenges in a queue of %d after %d transcripts: flushed ones are kept", n, q, next)
+	}
 	// Pebble refuses to close with iterators open: the checks' idle
 	// iterators must be closed with the store.
 	if err := s.Close(); err != nil {
