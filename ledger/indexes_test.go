@@ -74,8 +74,9 @@ func TestIndexReaderAndCounts(t *testing.T) {
 		t.Fatalf("alice's entries %v, head %s, want 7 of each and head %s", c, heads[a.Public()], headA.Block.CID)
 	}
 	only := b.Public()
-	if counts, heads := countIndexes(t, s, &only); len(counts) != 1 || counts[only] != [3]int{3, 3, 3} || len(heads) != 1 {
-		t.Fatalf("bob's alone: %v, heads %v", counts, heads)
+	headB, _ := s.Head(only)
+	if counts, heads := countIndexes(t, s, &only); len(counts) != 1 || counts[only] != [3]int{3, 3, 3} || len(heads) != 1 || !heads[only].Equals(headB.Block.CID) {
+		t.Fatalf("bob's alone: %v, heads %v, want bob's head %s", counts, heads, headB.Block.CID)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

@@ -78,6 +78,9 @@ func TestIndexesChecked(t *testing.T) {
 		}, []string{"the store's challenge index's entry", where, "holds leaf 6 at height 3"}},
 		{"duel entry that is no place", func(dir string) error { return ledgertest.Set(dir, dKey, []byte{1, 2, 3}) },
 			[]string{"the store's duel index's entry for duel " + six.Duel.String(), where, "holds 010203, which is no transcript's place"}},
+		{"miner entry naming no CID", func(dir string) error {
+			return ledgertest.Set(dir, mKey, append(append([]byte(nil), sixRef[:16]...), 0xff, 0xff))
+		}, []string{"the store's miner index's entry", where, "holds leaf 6 at height 1, with ffff, which is no CID"}},
 		// Entries no transcript has: each is compared with the
 		// transcript at the leaf its value names.
 		{"extra challenge entry", func(dir string) error {
