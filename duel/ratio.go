@@ -186,7 +186,7 @@ func (p FrontierParams) NextRatio(geoMeanPPM uint32) uint32 {
 // new champion and ratio, set at r's start block, if the contender won;
 // unchanged otherwise. r should have passed Verify.
 func (p FrontierParams) Apply(f Frontier, r Result) (Frontier, error) {
-	if r.Champion.Hotkey != f.Champion.Hotkey || string(r.Champion.ModelHash) != string(f.Champion.ModelHash) {
+	if !r.Champion.Equal(f.Champion) {
 		return f, fmt.Errorf("%w: duel at block %d was against %s, but the champion is %s", ErrFrontier, r.Start.Number, r.Champion.Hotkey, f.Champion.Hotkey)
 	}
 	want, err := p.Ratio(f, r.Start.Number)

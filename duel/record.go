@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/affine-ledger/ledger/challenge"
 	"github.com/affine-ledger/ledger/codec"
 	"github.com/affine-ledger/ledger/keys"
-	"github.com/ipfs/go-cid"
 )
 
 // Record constants (spec/duel.md, "Decision records").
@@ -71,6 +72,12 @@ type Anchor struct {
 type Side struct {
 	Hotkey    keys.PublicKey `cbor:"hotkey" json:"hotkey"`
 	ModelHash HexBytes       `cbor:"model_hash" json:"model_hash"`
+}
+
+// Equal reports whether s and o are the same model: the same hotkey and
+// model hash.
+func (s Side) Equal(o Side) bool {
+	return s.Hotkey == o.Hotkey && string(s.ModelHash) == string(o.ModelHash)
 }
 
 // EnvResult is the outcome of one env of a duel.

@@ -34,7 +34,7 @@ func (g *Reigns) Result(r Result) (ReignStart, error) {
 	var f Frontier
 	how := SameReign
 	switch {
-	case g.Frontier == nil || !g.Frontier.Champion.same(r.Champion):
+	case g.Frontier == nil || !g.Frontier.Champion.Equal(r.Champion):
 		how, f = NewReign, g.Params.Genesis(r.Champion, r.Start.Number)
 	case g.adopted:
 		how, f = AdoptedReign, *g.Frontier
@@ -58,8 +58,4 @@ func (g *Reigns) Adopt(a Adopt) error {
 	}
 	g.Frontier, g.adopted = &f, true
 	return nil
-}
-
-func (s Side) same(o Side) bool {
-	return s.Hotkey == o.Hotkey && string(s.ModelHash) == string(o.ModelHash)
 }

@@ -52,7 +52,7 @@ func (d *Driver) DethronePending(champion, contender duel.Side, start uint64) bo
 		return false
 	}
 	for _, p := range c.out.Duels {
-		if sameSide(p.Champion, champion) && sameSide(p.Contender, contender) {
+		if p.Champion.Equal(champion) && p.Contender.Equal(contender) {
 			return p.Against.Double().Cmp(c.out.Total) < 0
 		}
 	}
@@ -68,7 +68,7 @@ func (d *Driver) Crowning(champion duel.Side) (validator keys.PublicKey, record 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	c := d.consensus
-	if c == nil || c.crowning == nil || !sameSide(c.out.Champion, champion) {
+	if c == nil || c.crowning == nil || !c.out.Champion.Equal(champion) {
 		return keys.PublicKey{}, cid.Undef, false
 	}
 	return c.crowning.Validator, c.crowning.Record.Cid, true
@@ -84,7 +84,7 @@ func (d *Driver) Crowning(champion duel.Side) (validator keys.PublicKey, record 
 func crowningVote(out vtrust.Output, lists ...[]vtrust.Vote) *vtrust.Vote {
 	won := map[string]bool{}
 	for _, p := range out.Duels {
-		if p.Winner == duel.Contender.String() && sameSide(p.Contender, out.Champion) {
+		if p.Winner == duel.Contender.String() && p.Contender.Equal(out.Champion) {
 			won[pairKey(p.Champion, p.Contender)] = true
 		}
 	}

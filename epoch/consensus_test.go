@@ -35,7 +35,7 @@ func TestDethronePending(t *testing.T) {
 	if _, err := d.Step(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if c, ok := d.ConsensusChampion(); !ok || !sameSide(c, champ(w)) {
+	if c, ok := d.ConsensusChampion(); !ok || !c.Equal(champ(w)) {
 		t.Fatalf("epoch 1: consensus champion %v %v, want the champion held", c.Hotkey, ok)
 	}
 	if !d.DethronePending(champ(w), con(w), 3) {

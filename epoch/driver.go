@@ -1,7 +1,6 @@
 package epoch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -206,7 +205,7 @@ func (d *Driver) startChampion(ctx context.Context, p chain.Params, k uint64) (d
 		switch {
 		case err != nil:
 			d.cfg.Logger.Warn("epoch: champion override not applied", "epoch", k, "err", err)
-		case !sameSide(c, champion):
+		case !c.Equal(champion):
 			d.cfg.Logger.Info("epoch: starting from the champion the weights of a majority of stake give",
 				"epoch", k, "champion", c.Hotkey.String(), "had", champion.Hotkey.String())
 		}
@@ -504,8 +503,4 @@ func (d *Driver) committed(ctx context.Context, vc chain.ValidatorCommitment) bo
 	}
 	got, err := chain.ParseValidatorCommitment(cm.Fields)
 	return err == nil && got == vc
-}
-
-func sameSide(a, b duel.Side) bool {
-	return a.Hotkey == b.Hotkey && bytes.Equal(a.ModelHash, b.ModelHash)
 }

@@ -41,7 +41,7 @@ func (d *Driver) override(ctx context.Context, p chain.Params, k uint64, m, own 
 	d.mu.Lock()
 	computed, known := d.winners[from-1]
 	d.mu.Unlock()
-	if known && sameSide(computed, m) {
+	if known && computed.Equal(m) {
 		return own, nil
 	}
 	replayed := make(map[uint64]duel.Side, k-from)

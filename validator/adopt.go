@@ -43,7 +43,7 @@ func crowning(s *ledger.Store, c ConsensusView, champion duel.Side) (crowned, bo
 	switch {
 	case err != nil:
 		return crowned{}, false, fmt.Errorf("the duel result %s that crowned %s: %w", rec, champion.Hotkey.Short(), err)
-	case d.result == nil || d.result.Winner != duel.Contender.String() || !sameSide(d.result.Contender, champion):
+	case d.result == nil || d.result.Winner != duel.Contender.String() || !d.result.Contender.Equal(champion):
 		return crowned{}, false, fmt.Errorf("record %s, named as the duel that crowned %s, is not a win of it", rec, champion.Hotkey.Short())
 	}
 	return crowned{from: from, source: rec, result: *d.result}, true, nil

@@ -51,7 +51,7 @@ func consensusChampion(h *History, c ConsensusView) (duel.Side, bool) {
 		return duel.Side{}, false
 	case h.Frontier == nil:
 		return w, true // a validator's first duel: the network's champion, not the first one
-	case sameSide(w, h.Frontier.Champion):
+	case w.Equal(h.Frontier.Champion):
 		return duel.Side{}, false
 	}
 	reign := h.Entries
@@ -62,7 +62,7 @@ func consensusChampion(h *History, c ConsensusView) (duel.Side, bool) {
 		}
 	}
 	for _, e := range reign {
-		if sameSide(e.Champion, w) && e.Winner == duel.Contender.String() {
+		if e.Champion.Equal(w) && e.Winner == duel.Contender.String() {
 			if c.DethronePending(e.Champion, e.Contender, e.Start.Number) {
 				return duel.Side{}, false
 			}

@@ -100,7 +100,7 @@ func (v *Validator) newRun(ctx context.Context, champion, contender chain.Conten
 	v.pending = nil
 	v.stateMu.Unlock()
 	if p != nil {
-		if sameSide(p.champion, r.champ.side) && sameSide(p.contender, r.cont.side) {
+		if p.champion.Equal(r.champ.side) && p.contender.Equal(r.cont.side) {
 			maxCounter := uint64(v.cfg.Rule.MaxChallenges) + 4*MaxInFlight
 			n, err := loadStored(v.cfg.Store, v.pub, p, r.envs, maxCounter)
 			var ab errAbandon

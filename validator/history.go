@@ -1,7 +1,6 @@
 package validator
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -226,10 +225,6 @@ func (h *History) Last() (Entry, bool) {
 }
 
 func sideKey(s duel.Side) string { return string(s.Hotkey[:]) + string(s.ModelHash) }
-
-func sameSide(a, b duel.Side) bool {
-	return a.Hotkey == b.Hotkey && bytes.Equal(a.ModelHash, b.ModelHash)
-}
 
 // duelID is the ledger's duel ID of a duel between two sides from start.
 func duelID(champion, contender duel.Side, start duel.Anchor) record.DuelID {

@@ -212,7 +212,7 @@ func (v *Validator) next(q []chain.Contender) (champion, contender chain.Contend
 func (v *Validator) abandonPending(champion, contender chain.Contender) {
 	v.stateMu.Lock()
 	defer v.stateMu.Unlock()
-	if p := v.pending; p != nil && sameSide(p.champion, Side(champion)) && sameSide(p.contender, Side(contender)) {
+	if p := v.pending; p != nil && p.champion.Equal(Side(champion)) && p.contender.Equal(Side(contender)) {
 		v.pending = nil
 	}
 }
@@ -260,14 +260,14 @@ func (v *Validator) frontierFor(ctx context.Context, champion, contender chain.C
 	f, p := v.hist.Frontier, v.pending
 	w, follow := consensusChampion(v.hist, v.cfg.Consensus)
 	v.stateMu.Unlock()
-	if follow && sameSide(w, Side(champion)) {
+	if follow && w.Equal(Side(champion)) {
 		c, ok, err := crowning(v.cfg.Store, v.cfg.Consensus, w)
 		if err != nil || !ok {
 			return nil, nil, false, err // no source: the reign starts at the floor
 		}
 		return nil, &c, false, nil
 	}
-	if f == nil || sameSide(f.Champion, Side(champion)) {
+	if f == nil || f.Champion.Equal(Side(champion)) {
 		return f, nil, false, nil
 	}
 	q, err := Queue(ctx, v.cfg.Chain)
@@ -275,7 +275,7 @@ func (v *Validator) frontierFor(ctx context.Context, champion, contender chain.C
 		return nil, nil, false, fmt.Errorf("%w: %w", errChain, err)
 	}
 	if _, still := find(q, f.Champion); still {
-		if p != nil && sameSide(p.champion, Side(champion)) && sameSide(p.contender, Side(contender)) {
+		if p != nil && p.champion.Equal(Side(champion)) && p.contender.Equal(Side(contender)) {
 			return nil, nil, true, nil
 		}
 		return nil, nil, false, fmt.Errorf("duel against %s: %w: the champion is %s", champion.Hotkey.Short(), ErrNotChampion, f.Champion.Hotkey.Short())

@@ -77,7 +77,7 @@ func path(first duel.Side, duels []Duel, miners []Miner) ([]Change, duel.Side) {
 		best := -1
 		for i := range duels {
 			d := &duels[i]
-			if used[i] || d.Winner != contender || !sameSide(d.Champion, cur) || byHotkey[d.Contender.Hotkey] == nil || d.LatestStart < since {
+			if used[i] || d.Winner != contender || !d.Champion.Equal(cur) || byHotkey[d.Contender.Hotkey] == nil || d.LatestStart < since {
 				continue
 			}
 			if best < 0 || earlier(d.Contender, duels[best].Contender, byHotkey) {

@@ -47,13 +47,13 @@ func FuzzEpoch(f *testing.F) {
 		cur, since := in.Champion, uint64(0)
 		for i, c := range out.Changes {
 			d := out.Duels[c.Duel]
-			if !sameSide(c.From, cur) || !sameSide(d.Champion, cur) || !sameSide(c.To, d.Contender) ||
+			if !c.From.Equal(cur) || !d.Champion.Equal(cur) || !c.To.Equal(d.Contender) ||
 				d.Winner != contender || d.LatestStart < since {
 				t.Fatalf("change %d %+v does not follow from %x at start %d: duel %+v", i, c, cur.Hotkey[:4], since, d)
 			}
 			cur, since = c.To, d.LatestStart
 		}
-		if !sameSide(cur, out.Champion) {
+		if !cur.Equal(out.Champion) {
 			t.Fatalf("the walk ends on %x, the output names %x", cur.Hotkey[:4], out.Champion.Hotkey[:4])
 		}
 		if n := len(out.Weights.UIDs); n > 1 || n != len(out.Weights.Values) {

@@ -188,7 +188,7 @@ func TestEpochTable(t *testing.T) {
 				if out.Champion.Hotkey != ([32]byte{}) {
 					t.Errorf("champion %s, want none", nameOf(out.Champion, names...))
 				}
-			} else if !sameSide(out.Champion, side(c.want.champion)) {
+			} else if !out.Champion.Equal(side(c.want.champion)) {
 				t.Errorf("champion %s, want %s", nameOf(out.Champion, names...), c.want.champion)
 			}
 			var changes []string

@@ -157,7 +157,7 @@ func trustOf(t testing.TB, out Output, name string) Trust {
 // nameOf finds which of names a side belongs to.
 func nameOf(s duel.Side, names ...string) string {
 	for _, n := range names {
-		if sameSide(s, side(n)) {
+		if s.Equal(side(n)) {
 			return n
 		}
 	}

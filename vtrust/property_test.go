@@ -259,10 +259,10 @@ func TestLiarCannotChangeWinner(t *testing.T) {
 		got := liars.run(t)
 		want := s.honest().run(t)
 		expect := s.oracle(s.miners[0])
-		if !sameSide(want.Champion, side(expect)) {
+		if !want.Champion.Equal(side(expect)) {
 			t.Fatalf("seed %d: all honest, champion %s, oracle %s", seed, nameOf(want.Champion, s.miners...), expect)
 		}
-		if !sameSide(got.Champion, want.Champion) || !reflect.DeepEqual(got.Weights, want.Weights) {
+		if !got.Champion.Equal(want.Champion) || !reflect.DeepEqual(got.Weights, want.Weights) {
 			t.Fatalf("seed %d: liars (%v) moved the champion from %s to %s", seed, plans, nameOf(want.Champion, s.miners...), nameOf(got.Champion, s.miners...))
 		}
 		if expect != s.miners[0] {
@@ -321,7 +321,7 @@ func TestMajorityLiarsCanChangeWinner(t *testing.T) {
 				w.vote(v, d.champion, d.contender, envsFor(r, s.envs, winner))
 			}
 		}
-		if !sameSide(w.run(t).Champion, s.honest().run(t).Champion) {
+		if !w.run(t).Champion.Equal(s.honest().run(t).Champion) {
 			moved++
 		}
 	}

@@ -16,13 +16,13 @@ func TestStandingVotesDethroneAcrossEpochs(t *testing.T) {
 	t.Parallel()
 	first := newWorld("A").miners("A", "B").validator("v1", 100).validator("v2", 100).
 		vote("v1", "A", "B", "ccc").run(t)
-	if !sameSide(first.Champion, side("A")) {
+	if !first.Champion.Equal(side("A")) {
 		t.Fatalf("one vote of half the stake dethroned: champion %s", nameOf(first.Champion, "A", "B"))
 	}
 
 	second := newWorld("A").miners("A", "B").validator("v1", 100).validator("v2", 100).
 		standing("v1", "A", "B", "ccc").vote("v2", "A", "B", "cch").run(t)
-	if !sameSide(second.Champion, side("B")) || len(second.Changes) != 1 {
+	if !second.Champion.Equal(side("B")) || len(second.Changes) != 1 {
 		t.Fatalf("both votes together did not dethrone: champion %s, changes %+v", nameOf(second.Champion, "A", "B"), second.Changes)
 	}
 	if d := second.Duels[0]; d.Votes != 2 || d.Standing != 1 || d.Winner != contender {
@@ -35,7 +35,7 @@ func TestStandingVotesDethroneAcrossEpochs(t *testing.T) {
 
 	alone := newWorld("A").miners("A", "B").validator("v1", 100).validator("v2", 100).
 		vote("v2", "A", "B", "cch").run(t)
-	if !sameSide(alone.Champion, side("A")) {
+	if !alone.Champion.Equal(side("A")) {
 		t.Fatal("the second vote dethroned without the standing one: the test shows nothing")
 	}
 }
@@ -77,7 +77,7 @@ func TestStandingVoteSupersedes(t *testing.T) {
 	if v1.Superseded != 1 || v1.Votes != 0 || v1.Standing != 1 || v1.Scored != 0 {
 		t.Fatalf("v1 %+v: want its standing result to supersede its earlier one", v1)
 	}
-	if !sameSide(out.Champion, side("B")) {
+	if !out.Champion.Equal(side("B")) {
 		t.Fatalf("champion %s: v1's later result (for B) should count", nameOf(out.Champion, "A", "B"))
 	}
 
@@ -121,7 +121,7 @@ func TestWalkTakesDuelsInTimeOrder(t *testing.T) {
 		out := newWorld(start).miners("A", "B").validator("v1", 100).validator("v2", 100).
 			standingAt("v1", "A", "B", "ccc", 500).standingAt("v2", "A", "B", "ccc", 510).
 			voteAt("v1", "B", "A", "ccc", 800).standingAt("v2", "B", "A", "ccc", 790).run(t)
-		if !sameSide(out.Champion, side("A")) {
+		if !out.Champion.Equal(side("A")) {
 			t.Errorf("from %s: champion %s after %d changes, want A", start, nameOf(out.Champion, "A", "B"), len(out.Changes))
 		}
 	}
@@ -130,7 +130,7 @@ func TestWalkTakesDuelsInTimeOrder(t *testing.T) {
 	out := newWorld("A").miners("A", "B").validator("v1", 100).validator("v2", 100).
 		standingAt("v1", "B", "A", "ccc", 400).standingAt("v2", "B", "A", "ccc", 410).
 		voteAt("v1", "A", "B", "ccc", 800).voteAt("v2", "A", "B", "ccc", 790).run(t)
-	if !sameSide(out.Champion, side("B")) || len(out.Changes) != 1 {
+	if !out.Champion.Equal(side("B")) || len(out.Changes) != 1 {
 		t.Errorf("champion %s after %d changes, want B after 1", nameOf(out.Champion, "A", "B"), len(out.Changes))
 	}
 }

@@ -130,11 +130,6 @@ func (v *Vote) supersedes(w *Vote) bool {
 	return bytes.Compare(v.Record.Cid.Bytes(), w.Record.Cid.Bytes()) < 0
 }
 
-// sameSide compares hotkey and model hash.
-func sameSide(a, b duel.Side) bool {
-	return a.Hotkey == b.Hotkey && bytes.Equal(a.ModelHash, b.ModelHash)
-}
-
 // compareSides orders sides by hotkey bytes, then model hash bytes.
 func compareSides(a, b duel.Side) int {
 	if c := bytes.Compare(a.Hotkey[:], b.Hotkey[:]); c != 0 {
